@@ -1,0 +1,75 @@
+/**
+ * The `requirements` a tool publishes when its author declares none. Shared by the launcher
+ * (static answers) and the run loop (the tool's own answer), so both always agree.
+ * Dependency-free and synchronous: it runs only when a describe mode needs it.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+export interface Requirements {
+  tool: string;
+  format: string;
+  content: string;
+}
+
+/**
+ * `{tool: "npm", format: "package.json", content}` where content is
+ * `JSON.stringify({dependencies}, null, 2)` of the `dependencies` of the package.json nearest
+ * to the tool file (its own folder, then each parent); `{}` when that file has no such field
+ * or when no package.json exists up to the file system root.
+ * Throws an Error naming the file when the nearest package.json is unreadable or malformed.
+ */
+export function defaultRequirements(toolFile: string): Requirements {
+  const dependencies = nearestDependencies(dirname(toolFile));
+  return { tool: 'npm', format: 'package.json', content: JSON.stringify({ dependencies }, null, 2) };
+}
+
+function nearestDependencies(startDir: string): Record<string, string> {
+  for (let dir = startDir; ; dir = dirname(dir)) {
+    const file = join(dir, 'package.json');
+    const text = readIfExists(file);
+    if (text !== undefined) return dependenciesOf(text, file);
+    if (dirname(dir) === dir) return {};
+  }
+}
+
+function readIfExists(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw new Error(`Cannot read ${file} for the default requirements: ${(error as Error).message}`);
+  }
+}
+
+function dependenciesOf(text: string, file: string): Record<string, string> {
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${file} is not valid JSON, so the default requirements cannot be derived: ${(error as Error).message}`);
+  }
+  const dependencies = isPlainObject(manifest) ? manifest.dependencies : undefined;
+  if (dependencies === undefined) return {};
+  const valid = isPlainObject(dependencies) && Object.values(dependencies).every((range) => typeof range === 'string');
+  if (!valid) throw new Error(`"dependencies" in ${file} must map package names to version strings`);
+  return dependencies as Record<string, string>;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const ENTRY_FILE = Symbol.for('twylt.toolEntryFile');
+type Slots = { [ENTRY_FILE]?: string };
+
+/** Called by the launcher before it imports the tool: the tool's file is not process.argv[1] then. */
+export function markToolEntryFile(file: string): void {
+  (globalThis as Slots)[ENTRY_FILE] = file;
+}
+
+/** The file of the tool being run: the one a launcher marked, else the process's main script. */
+export function toolEntryFile(): string | undefined {
+  return (globalThis as Slots)[ENTRY_FILE] ?? process.argv[1];
+}

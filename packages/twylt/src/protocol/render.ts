@@ -1,0 +1,30 @@
+/** Text forms of results and errors (PROTOCOL.md sections 2 and 4). Pure: no I/O. */
+import type { ErrorObject } from './errors.js';
+
+/** Success, describe and error bodies: JSON indented by 2, non-ASCII written as is. */
+export function formatJson(value: unknown): string {
+  return JSON.stringify(value, null, 2);
+}
+
+/** The one stderr line of a JSON-mode failure. */
+export function renderErrorJson(error: ErrorObject): string {
+  return `${JSON.stringify({ error })}\n`;
+}
+
+/** The human form of a failure. Validation errors follow the reference's layout exactly. */
+export function renderErrorHuman(error: ErrorObject): string {
+  let out: string;
+  if (error.errors) {
+    const n = error.errors.length;
+    out = `${error.message}\n\n`;
+    for (const item of error.errors) out += `  • ${item.path}\n    ${item.message}\n\n`;
+    out += `${n} validation error${n === 1 ? '' : 's'}\n`;
+  } else {
+    out = `${error.message}`;
+    if (error.exception) out += `: ${error.exception.type}${error.exception.message ? `: ${error.exception.message}` : ''}`;
+    if (error.code) out += ` [${error.code}${error.incident_id ? ` ${error.incident_id}` : ''}]`;
+    out += '\n';
+  }
+  if (error.traceback) out += `\n${error.traceback}\n`;
+  return out;
+}

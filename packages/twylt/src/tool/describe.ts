@@ -1,0 +1,72 @@
+/** Step 4 of a run: describe requests and their answers (PROTOCOL.md sections 1 and 5). */
+import { DEFAULTS, DESCRIBE_ENV, DESCRIBE_KEY, DESCRIBE_MODES, FORMAT_VERSION, isDescribeMode, type DescribeMode } from '../protocol/constants.js';
+import { Fault, TwyltError } from '../protocol/errors.js';
+import { formatJson } from '../protocol/render.js';
+import { adaptSchema, publishSchema } from '../schema/index.js';
+import type { JsonSchema } from '../schema/adapter.js';
+import { defaultRequirements } from '../bootstrap/default-requirements.js';
+import type { Requirements, ToolDefinition } from './definition.js';
+import type { Request } from './transport.js';
+
+const ALLOWED = DESCRIBE_MODES.join(', ');
+
+/** The describe mode asked for, if any: a payload's `describe` wins over INPUT_DESCRIBE. */
+export function describeRequest(request: Request | null, env: NodeJS.ProcessEnv): DescribeMode | undefined {
+  const fromPayload = request?.payload[DESCRIBE_KEY];
+  if (fromPayload !== undefined && fromPayload !== null && fromPayload !== '') {
+    if (isDescribeMode(fromPayload)) return fromPayload;
+    const shown = typeof fromPayload === 'string' ? `'${fromPayload}'` : `${JSON.stringify(fromPayload)} (not a string)`;
+    throw new TwyltError('describe', {
+      cause: new Fault('InvalidDescribeMode', `Unknown describe mode ${shown} in the "${DESCRIBE_KEY}" key; expected one of: ${ALLOWED}`),
+    });
+  }
+  const fromEnv = env[DESCRIBE_ENV];
+  if (fromEnv === undefined || fromEnv === '') return undefined;
+  if (isDescribeMode(fromEnv)) return fromEnv;
+  throw new TwyltError('describe', {
+    cause: new Fault('InvalidDescribeMode', `Unknown describe mode '${fromEnv}' in ${DESCRIBE_ENV}; expected one of: ${ALLOWED}`),
+  });
+}
+
+/** The text a describe mode prints on stdout, newline included. */
+export async function describeText(tool: ToolDefinition, mode: DescribeMode): Promise<string> {
+  if (mode === 'brief') return `${tool.description ?? DEFAULTS.description}\n`;
+  return `${formatJson(await describeValue(tool, mode))}\n`;
+}
+
+async function describeValue(tool: ToolDefinition, mode: Exclude<DescribeMode, 'brief'>): Promise<unknown> {
+  switch (mode) {
+    case 'requirements':
+      return requirementsOf(tool);
+    case 'few_shots':
+      return fewShotsOf(tool);
+    case 'schema':
+      return schemas(tool);
+    case 'json_spec':
+      return {
+        format_version: FORMAT_VERSION,
+        name: tool.name ?? DEFAULTS.name,
+        version: tool.version ?? DEFAULTS.version,
+        description: tool.description ?? DEFAULTS.description,
+        requirements: requirementsOf(tool),
+        ...(await schemas(tool)),
+        few_shots: fewShotsOf(tool),
+      };
+  }
+}
+
+async function schemas(tool: ToolDefinition): Promise<{ inputSchema: JsonSchema; outputSchema: JsonSchema }> {
+  const [input, output] = await Promise.all([adaptSchema(tool.inputSchema, 'input'), adaptSchema(tool.outputSchema, 'output')]);
+  return {
+    inputSchema: publishSchema(input, { name: tool.inputSchemaName, version: tool.inputSchemaVersion }),
+    outputSchema: publishSchema(output, { name: tool.outputSchemaName, version: tool.outputSchemaVersion }),
+  };
+}
+
+function requirementsOf(tool: ToolDefinition): Requirements {
+  return tool.requirements ?? defaultRequirements(process.argv[1]);
+}
+
+function fewShotsOf(tool: ToolDefinition): unknown[] {
+  return (tool.fewShots ?? []).map(({ input, output }) => ({ input, output }));
+}

@@ -1,0 +1,151 @@
+/**
+ * The run loop: one protocol run of a tool from argv, environment and stdio to an exit
+ * code. All I/O comes in through `RunIo`, so tests can drive it in-process.
+ */
+import type { Writable } from 'node:stream';
+import { DEFAULTS, DESCRIBE_KEY, EXIT, type ErrorFormat } from '../protocol/constants.js';
+import { Fault, KINDS, TwyltError } from '../protocol/errors.js';
+import { formatJson, renderErrorHuman, renderErrorJson } from '../protocol/render.js';
+import { adaptSchema } from '../schema/index.js';
+import { guardrailsRequested } from '../guardrails/requested.js';
+import type { RunGuardrails } from '../guardrails/run-hooks.js';
+import { callBiz } from './biz.js';
+import type { ToolDefinition } from './definition.js';
+import { describeRequest, describeText } from './describe.js';
+import { helpText } from './help.js';
+import { scanOptions, serviceOption } from './options.js';
+import { readInputFile, readRequest, removeOutputFile, writeOutputFile, type JsonObject, type Stdin } from './transport.js';
+
+export interface RunIo {
+  /** The tool's own arguments (without node and the script). */
+  argv: readonly string[];
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  stdin: Stdin;
+  stdout: Writable;
+  stderr: Writable;
+}
+
+export function processIo(): RunIo {
+  return {
+    argv: process.argv.slice(2),
+    env: process.env,
+    cwd: process.cwd(),
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+  };
+}
+
+/** Runs the protocol once and resolves to the exit code; never rejects. */
+export async function runTool(tool: ToolDefinition, io: RunIo): Promise<number> {
+  const options = scanOptions(io.argv, io.env);
+  const format = options.errorFormat;
+  try {
+    if (options.invalidErrorFormat !== undefined) {
+      throw new TwyltError('transport', {
+        cause: new Fault('InvalidErrorFormat', `Unsupported error format '${options.invalidErrorFormat}'; expected json or human`),
+      });
+    }
+    const service = serviceOption(options.rest[0]);
+    if (service) {
+      const name = tool.name ?? DEFAULTS.name;
+      const version = tool.version ?? DEFAULTS.version;
+      const text = service === 'help' ? helpText(tool) : service === 'version' ? `${name} ${version}\n` : `${version}\n`;
+      await write(io.stdout, text);
+      return EXIT.ok;
+    }
+
+    const request = await readRequest(options.rest, io.stdin);
+    const mode = describeRequest(request, io.env);
+    if (mode) {
+      await write(io.stdout, await describeText(tool, mode));
+      return EXIT.ok;
+    }
+
+    const guardrails = await startGuardrails(tool, io);
+    if (request) {
+      const result = await execute(tool, withoutEmptyDescribe(request.payload), io);
+      await write(io.stdout, `${result}\n`);
+      return EXIT.ok;
+    }
+
+    await guardrails?.beforeRemoveOutput();
+    await removeOutputFile(io.cwd);
+    await guardrails?.beforeReadInput();
+    const input = await readInputFile(io.cwd);
+    const result = await execute(tool, input, io);
+    await guardrails?.beforeWriteOutput();
+    await writeOutputFile(io.cwd, result);
+    return EXIT.ok;
+  } catch (error) {
+    return report(error, format, options.debug, io.stderr);
+  }
+}
+
+/** Validate, run biz, validate: resolves to the result's JSON text. */
+async function execute(tool: ToolDefinition, input: unknown, io: RunIo): Promise<string> {
+  const inputAdapter = await adaptSchema(tool.inputSchema, 'input');
+  const checkedInput = await inputAdapter.validate(input);
+  if (!checkedInput.ok) throw new TwyltError('inputInvalid', { issues: checkedInput.issues });
+
+  if (io.stdout === process.stdout) keepStdoutForResults();
+  let output: unknown;
+  try {
+    output = await callBiz((value) => tool.biz(value), checkedInput.value);
+  } catch (error) {
+    if (error instanceof TwyltError && KINDS[error.kind].type === 'guardrails_error') throw error;
+    throw new TwyltError('execution', { cause: error });
+  }
+
+  const outputAdapter = await adaptSchema(tool.outputSchema, 'output');
+  const checkedOutput = await outputAdapter.validate(output);
+  if (!checkedOutput.ok) throw new TwyltError('outputInvalid', { issues: checkedOutput.issues });
+  try {
+    return formatJson(checkedOutput.value);
+  } catch (error) {
+    throw new TwyltError('execution', { cause: new Fault('UnserializableOutput', `The result cannot be written as JSON: ${(error as Error).message}`) });
+  }
+}
+
+async function startGuardrails(tool: ToolDefinition, io: RunIo): Promise<RunGuardrails | null> {
+  if (!guardrailsRequested(io.env)) return null;
+  const { startGuardrails: start } = await import('../guardrails/run-hooks.js');
+  return start({ env: io.env, toolName: tool.name ?? DEFAULTS.name, cwd: io.cwd, stderr: io.stderr });
+}
+
+/** A null or empty `describe` is no describe request; it is dropped before validation. */
+function withoutEmptyDescribe(payload: JsonObject): JsonObject {
+  if (!Object.hasOwn(payload, DESCRIBE_KEY)) return payload;
+  const { [DESCRIBE_KEY]: _dropped, ...rest } = payload;
+  return rest;
+}
+
+/** The one place where a failure becomes text on stderr and an exit code. */
+async function report(error: unknown, format: ErrorFormat, debug: boolean, stderr: Writable): Promise<number> {
+  const failure = error instanceof TwyltError ? error : new TwyltError('execution', { cause: error });
+  const object = failure.toObject(debug);
+  await write(stderr, format === 'human' ? renderErrorHuman(object) : renderErrorJson(object));
+  return failure.exitCode;
+}
+
+/** The real `process.stdout.write`, kept once business code may have had stdout taken away. */
+let realStdoutWrite: Writable['write'] | undefined;
+
+/**
+ * From the moment business code runs, whatever it prints to stdout (console.log included)
+ * goes to stderr, for the rest of the process: stdout carries the result and nothing else.
+ */
+function keepStdoutForResults(): void {
+  if (realStdoutWrite) return;
+  realStdoutWrite = process.stdout.write.bind(process.stdout);
+  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+}
+
+/** Resolves once the text has been handed to the OS, or the stream has failed. */
+function write(stream: Writable, text: string): Promise<void> {
+  const send = stream === process.stdout && realStdoutWrite ? realStdoutWrite : stream.write.bind(stream);
+  return new Promise((resolve) => {
+    send(text, () => resolve());
+  });
+}

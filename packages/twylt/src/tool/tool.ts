@@ -1,0 +1,80 @@
+/** The author-facing API: the `Tool` base class and `defineTool`, over one run loop. */
+import { TwyltError } from '../protocol/errors.js';
+import type { InferInput, InferOutput, SchemaLike } from '../schema/types.js';
+import type { FewShot, Requirements, ToolDefinition, ToolMetadata } from './definition.js';
+import { outputInProgress } from './transport.js';
+import { processIo, runTool, type RunIo } from './run.js';
+import { rmSync } from 'node:fs';
+
+type Awaitable<T> = T | Promise<T>;
+
+/**
+ * Subclass, set the fields, implement `biz`, then call `MyTool.run()`.
+ * `biz` receives the validated input with defaults applied and returns the output.
+ */
+export abstract class Tool<I extends SchemaLike = SchemaLike, O extends SchemaLike = SchemaLike> {
+  abstract inputSchema: I;
+  abstract outputSchema: O;
+  name?: string;
+  version?: string;
+  description?: string;
+  inputSchemaName?: string;
+  inputSchemaVersion?: string;
+  outputSchemaName?: string;
+  outputSchemaVersion?: string;
+  requirements?: Requirements;
+  fewShots?: FewShot<InferInput<I>, InferInput<O>>[];
+
+  abstract biz(input: InferOutput<I>): Awaitable<InferInput<O>>;
+
+  /** Runs the protocol for this tool class with the process's argv, environment and stdio, then exits. */
+  static run<T extends Tool<any, any>>(this: new () => T): Promise<never> {
+    return runMain(new this() as unknown as ToolDefinition);
+  }
+
+  /** One protocol run with the given I/O; resolves to the exit code and does not exit. */
+  static runWith<T extends Tool<any, any>>(this: new () => T, io: RunIo): Promise<number> {
+    return runTool(new this() as unknown as ToolDefinition, io);
+  }
+}
+
+export interface ToolSpec<I extends SchemaLike, O extends SchemaLike> extends ToolMetadata {
+  inputSchema: I;
+  outputSchema: O;
+  fewShots?: FewShot<InferInput<I>, InferInput<O>>[];
+  biz(input: InferOutput<I>): Awaitable<InferInput<O>>;
+}
+
+export interface DefinedTool<I extends SchemaLike, O extends SchemaLike> extends ToolSpec<I, O> {
+  /** Runs the protocol with the process's argv, environment and stdio, then exits. */
+  run(): Promise<never>;
+  /** One protocol run with the given I/O; resolves to the exit code and does not exit. */
+  runWith(io: RunIo): Promise<number>;
+}
+
+/** The same runtime without a class. Types flow from the schemas into `biz`. */
+export function defineTool<I extends SchemaLike, O extends SchemaLike>(spec: ToolSpec<I, O>): DefinedTool<I, O> {
+  const definition = spec as unknown as ToolDefinition;
+  return {
+    ...spec,
+    run: () => runMain(definition),
+    runWith: (io) => runTool(definition, io),
+  };
+}
+
+/** A whole process: run once, make sure stdout is flushed, exit with the protocol's code. */
+async function runMain(tool: ToolDefinition): Promise<never> {
+  // A consumer that stops reading early must not turn into a stack trace.
+  process.stdout.on('error', () => process.exit(process.exitCode ?? 0));
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      const partial = outputInProgress();
+      if (partial) rmSync(partial, { force: true });
+      process.exit(128 + (signal === 'SIGTERM' ? 15 : 2));
+    });
+  }
+  const code = await runTool(tool, processIo());
+  process.exit(code);
+}
+
+export { TwyltError };

@@ -1,0 +1,130 @@
+/**
+ * Step 3 of a run: where the input comes from (PROTOCOL.md section 1), and the file-mode
+ * edges (input.json in, output.json out, written atomically).
+ */
+import { randomBytes } from 'node:crypto';
+import { open, readFile, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { FILE_INPUT, FILE_OUTPUT } from '../protocol/constants.js';
+import { Fault, TwyltError } from '../protocol/errors.js';
+import { takeReplayedStdin } from './hooks.js';
+
+export type JsonObject = Record<string, unknown>;
+
+/** A payload that arrived on the command line or stdin. */
+export interface Request {
+  source: 'cli' | 'stdin';
+  payload: JsonObject;
+}
+
+export type Stdin = Readable & { isTTY?: boolean };
+
+/** The CLI payload, else stdin's, else null (file mode). Malformed input is a transport error. */
+export async function readRequest(args: readonly string[], stdin: Stdin): Promise<Request | null> {
+  const first = args[0];
+  if (first !== undefined && first.trimStart().startsWith('{')) {
+    return { source: 'cli', payload: parseObject(first, 'the command-line argument') };
+  }
+  const replayed = takeReplayedStdin();
+  if (replayed === undefined && stdin.isTTY) return null;
+  const text = decodeUtf8(replayed ?? (await readAll(stdin)), 'stdin');
+  if (text.trim() === '') return null;
+  return { source: 'stdin', payload: parseObject(text, 'stdin') };
+}
+
+/** input.json from the working directory: missing, unreadable or malformed is a transport error. */
+export async function readInputFile(cwd: string): Promise<unknown> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(join(cwd, FILE_INPUT));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const fault = code === 'ENOENT'
+      ? new Fault('InputFileMissing', `No input: no JSON argument, empty stdin and no ${FILE_INPUT} in the working directory`)
+      : new Fault('InputFileUnreadable', `Cannot read ${FILE_INPUT}: ${code ?? 'unknown error'}`);
+    throw new TwyltError('transport', { cause: fault });
+  }
+  return parseJson(decodeUtf8(bytes, FILE_INPUT), FILE_INPUT);
+}
+
+/** Any output.json from an earlier run goes first, so a failed run leaves none. */
+export async function removeOutputFile(cwd: string): Promise<void> {
+  try {
+    await rm(join(cwd, FILE_OUTPUT), { force: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+    throw new TwyltError('transport', { cause: new Fault('OutputFileUnremovable', `Cannot remove the old ${FILE_OUTPUT}: ${code}`) });
+  }
+}
+
+/**
+ * output.json appears whole or not at all: the text goes to a temporary file beside it,
+ * is flushed to disk, then renamed over the final name.
+ */
+export async function writeOutputFile(cwd: string, text: string): Promise<void> {
+  const target = join(cwd, FILE_OUTPUT);
+  const temporary = join(cwd, `.${FILE_OUTPUT}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  pendingTemporary = temporary;
+  try {
+    const handle = await open(temporary, 'wx', 0o644);
+    try {
+      await handle.writeFile(text, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temporary, target);
+  } catch (error) {
+    await rm(temporary, { force: true }).catch(() => {});
+    const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+    throw new TwyltError('transport', { cause: new Fault('OutputFileUnwritable', `Cannot write ${FILE_OUTPUT}: ${code}`) });
+  } finally {
+    pendingTemporary = undefined;
+  }
+}
+
+let pendingTemporary: string | undefined;
+
+/** The temporary file of a write in progress, for clean-up when a signal ends the process. */
+export function outputInProgress(): string | undefined {
+  return pendingTemporary;
+}
+
+function parseObject(text: string, where: string): JsonObject {
+  const value = parseJson(text, where);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new TwyltError('transport', { cause: new Fault('InvalidPayload', `The JSON on ${where} must be an object, got ${jsonKind(value)}`) });
+  }
+  return value as JsonObject;
+}
+
+function parseJson(text: string, where: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new TwyltError('transport', { cause: new Fault('InvalidJSON', `Malformed JSON on ${where}: ${(error as Error).message}`) });
+  }
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+function decodeUtf8(bytes: Uint8Array, where: string): string {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    throw new TwyltError('transport', { cause: new Fault('InvalidEncoding', `${where} is not valid UTF-8`) });
+  }
+}
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks);
+}
+
+export function jsonKind(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}

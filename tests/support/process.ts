@@ -1,0 +1,78 @@
+/** Spawning real executables in tests: the one helper every subprocess test uses. */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface Finished {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface SpawnOptions {
+  /** Bytes for stdin; stdin is closed either way (an empty stdin when absent). */
+  input?: string | Buffer;
+  env?: Record<string, string | undefined>;
+  /** Replace the environment entirely instead of adding to it. */
+  cleanEnv?: boolean;
+  cwd?: string;
+  timeoutMs?: number;
+}
+
+/** Runs argv to completion (no shell) and collects its output. */
+export function run(argv: readonly string[], options: SpawnOptions = {}): Promise<Finished> {
+  const base = options.cleanEnv ? { PATH: process.env.PATH } : process.env;
+  const env: NodeJS.ProcessEnv = { ...base };
+  // The runner's own debug switches must not leak into the tools under test.
+  for (const key of ['TWYLT_DEBUG', 'TOOLSPEC_DEBUG', 'TWYLT_ERROR_FORMAT', 'TOOLSPEC_ERROR_FORMAT', 'INPUT_DESCRIBE', 'NODE_OPTIONS']) {
+    if (!options.env || !(key in options.env)) delete env[key];
+  }
+  for (const [key, value] of Object.entries(options.env ?? {})) {
+    if (value === undefined) delete env[key];
+    else env[key] = value;
+  }
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0]!, argv.slice(1), { cwd: options.cwd ?? ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
+    });
+    child.stdin.on('error', () => {}); // the tool may exit before reading stdin
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** The compiled example, run with plain node (built by `npm run build`). */
+export function example(name: string): string[] {
+  const compiled = `${ROOT}build/examples/${name}/tool.js`;
+  if (!existsSync(compiled)) throw new Error(`${compiled} is missing: run npm run build first`);
+  return [process.execPath, compiled];
+}
+
+/** The example's TypeScript source, run through tsx. */
+export function exampleSource(name: string): string[] {
+  return [process.execPath, '--import', 'tsx', `${ROOT}examples/${name}/tool.ts`];
+}
+
+/** Parses the single JSON error line a JSON-mode failure writes to stderr. */
+export function errorOf(result: Finished): Record<string, any> {
+  const lines = result.stderr.split('\n').filter((line) => line !== '');
+  if (lines.length !== 1) throw new Error(`expected one stderr line, got ${lines.length}:\n${result.stderr}`);
+  return JSON.parse(lines[0]!).error;
+}
+
+/** A compiled runtime fixture (tests/fixtures/runtime/<name>.ts). */
+export function fixture(name: string): string[] {
+  const compiled = `${ROOT}build/tests/fixtures/runtime/${name}.js`;
+  if (!existsSync(compiled)) throw new Error(`${compiled} is missing: run npm run build first`);
+  return [process.execPath, compiled];
+}
