@@ -5,22 +5,18 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-
-export interface Requirements {
-  tool: string;
-  format: string;
-  content: string;
-}
+import { Fault } from '../protocol/errors.js';
+import type { Requirements } from '../tool/definition.js';
 
 /**
  * `{tool: "npm", format: "package.json", content}` where content is
  * `JSON.stringify({dependencies}, null, 2)` of the `dependencies` of the package.json nearest
- * to the tool file (its own folder, then each parent); `{}` when that file has no such field
- * or when no package.json exists up to the file system root.
- * Throws an Error naming the file when the nearest package.json is unreadable or malformed.
+ * to the tool file (its own folder, then each parent; the working directory when the file is
+ * unknown); `{}` when that file has no such field or when no package.json exists up to the root.
+ * Throws a Fault naming the file when the nearest package.json is unreadable or malformed.
  */
-export function defaultRequirements(toolFile: string): Requirements {
-  const dependencies = nearestDependencies(dirname(toolFile));
+export function defaultRequirements(toolFile: string | undefined): Requirements {
+  const dependencies = nearestDependencies(toolFile === undefined ? process.cwd() : dirname(toolFile));
   return { tool: 'npm', format: 'package.json', content: JSON.stringify({ dependencies }, null, 2) };
 }
 
@@ -39,21 +35,21 @@ function readIfExists(file: string): string | undefined {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    throw new Error(`Cannot read ${file} for the default requirements: ${(error as Error).message}`);
+    throw new Fault('PackageJsonUnreadable', `Cannot read ${file} for the default requirements: ${code ?? 'unknown error'}`);
   }
 }
 
 function dependenciesOf(text: string, file: string): Record<string, string> {
   let manifest: unknown;
   try {
-    manifest = JSON.parse(text);
+    manifest = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (error) {
-    throw new Error(`${file} is not valid JSON, so the default requirements cannot be derived: ${(error as Error).message}`);
+    throw new Fault('InvalidPackageJson', `${file} is not valid JSON, so the default requirements cannot be derived: ${(error as Error).message}`);
   }
   const dependencies = isPlainObject(manifest) ? manifest.dependencies : undefined;
   if (dependencies === undefined) return {};
   const valid = isPlainObject(dependencies) && Object.values(dependencies).every((range) => typeof range === 'string');
-  if (!valid) throw new Error(`"dependencies" in ${file} must map package names to version strings`);
+  if (!valid) throw new Fault('InvalidPackageJson', `"dependencies" in ${file} must map package names to version strings`);
   return dependencies as Record<string, string>;
 }
 

@@ -91,20 +91,33 @@ export class TwyltError extends Error {
 
 /** `{type, message}` for anything thrown, including non-Errors and hostile objects. */
 export function describeException(thrown: unknown): { type: string; message: string } {
+  return { type: attempt(() => exceptionType(thrown), 'Unknown'), message: attempt(() => exceptionMessage(thrown), '') };
+}
+
+function exceptionType(thrown: unknown): string {
+  if (thrown === null || thrown === undefined) return String(thrown);
+  if (typeof thrown !== 'object' && typeof thrown !== 'function') return typeof thrown;
+  if (thrown instanceof Error && typeof thrown.name === 'string' && thrown.name) return thrown.name;
+  const name = (thrown as { constructor?: { name?: unknown } }).constructor?.name;
+  return typeof name === 'string' && name ? name : 'Object';
+}
+
+function exceptionMessage(thrown: unknown): string {
+  if (thrown === null || thrown === undefined) return '';
+  if (typeof thrown === 'object') {
+    const message = (thrown as { message?: unknown }).message;
+    if (typeof message === 'string') return message;
+    if (thrown instanceof Error) return '';
+  }
+  return safeString(thrown);
+}
+
+/** Business code may throw objects whose getters or toString throw: never let that escape. */
+function attempt<T>(read: () => T, fallback: T): T {
   try {
-    if (thrown instanceof Error) {
-      return { type: safeString(thrown.name) || thrown.constructor?.name || 'Error', message: safeString(thrown.message) };
-    }
-    if (thrown === null || thrown === undefined) return { type: String(thrown), message: '' };
-    if (typeof thrown === 'object') {
-      const ctor = (thrown as { constructor?: { name?: unknown } }).constructor;
-      const name = typeof ctor?.name === 'string' && ctor.name ? ctor.name : 'Object';
-      const message = (thrown as { message?: unknown }).message;
-      return { type: name, message: typeof message === 'string' ? message : safeString(thrown) };
-    }
-    return { type: typeof thrown, message: safeString(thrown) };
+    return read();
   } catch {
-    return { type: 'Unknown', message: 'an unprintable value was thrown' };
+    return fallback;
   }
 }
 

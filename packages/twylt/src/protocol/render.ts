@@ -6,9 +6,27 @@ export function formatJson(value: unknown): string {
   return JSON.stringify(value, null, 2);
 }
 
-/** The one stderr line of a JSON-mode failure. */
+/** The one stderr line of a JSON-mode failure; offending values JSON cannot carry are shown as text. */
 export function renderErrorJson(error: ErrorObject): string {
-  return `${JSON.stringify({ error })}\n`;
+  return `${JSON.stringify({ error }, jsonSafe())}\n`;
+}
+
+/**
+ * A replacer for values that come from untrusted code (issue values): BigInts become
+ * strings, cycles and functions become markers, so an error report can always be written.
+ */
+function jsonSafe(): (this: unknown, key: string, value: unknown) => unknown {
+  const ancestors: unknown[] = [];
+  return function (this: unknown, _key, value) {
+    if (typeof value === 'bigint') return value.toString();
+    if (typeof value === 'function' || typeof value === 'symbol') return `[${typeof value}]`;
+    if (typeof value !== 'object' || value === null) return value;
+    // `this` is the object holding `value`: drop ancestors we have left.
+    while (ancestors.length > 0 && ancestors.at(-1) !== this) ancestors.pop();
+    if (ancestors.includes(value)) return '[Circular]';
+    ancestors.push(value);
+    return value;
+  };
 }
 
 /** The human form of a failure. Validation errors follow the reference's layout exactly. */

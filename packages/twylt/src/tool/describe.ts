@@ -2,10 +2,9 @@
 import { DEFAULTS, DESCRIBE_ENV, DESCRIBE_KEY, DESCRIBE_MODES, FORMAT_VERSION, isDescribeMode, type DescribeMode } from '../protocol/constants.js';
 import { Fault, TwyltError } from '../protocol/errors.js';
 import { formatJson } from '../protocol/render.js';
-import { adaptSchema, publishSchema } from '../schema/index.js';
 import type { JsonSchema } from '../schema/adapter.js';
-import { defaultRequirements } from '../bootstrap/default-requirements.js';
 import type { Requirements, ToolDefinition } from './definition.js';
+import { embeddedSpec, type JsonSpec } from './hooks.js';
 import type { Request } from './transport.js';
 
 const ALLOWED = DESCRIBE_MODES.join(', ');
@@ -28,10 +27,31 @@ export function describeRequest(request: Request | null, env: NodeJS.ProcessEnv)
   });
 }
 
-/** The text a describe mode prints on stdout, newline included. */
+/**
+ * The text a describe mode prints on stdout, newline included. A built single file answers
+ * from the json_spec embedded at build time, without loading any schema code.
+ */
 export async function describeText(tool: ToolDefinition, mode: DescribeMode): Promise<string> {
+  const spec = embeddedSpec();
+  if (spec) return describeSpecText(spec, mode);
   if (mode === 'brief') return `${tool.description ?? DEFAULTS.description}\n`;
   return `${formatJson(await describeValue(tool, mode))}\n`;
+}
+
+/** Every describe answer is a part of the json_spec. */
+export function describeSpecText(spec: JsonSpec, mode: DescribeMode): string {
+  switch (mode) {
+    case 'brief':
+      return `${spec.description}\n`;
+    case 'schema':
+      return `${formatJson({ inputSchema: spec.inputSchema, outputSchema: spec.outputSchema })}\n`;
+    case 'requirements':
+      return `${formatJson(spec.requirements)}\n`;
+    case 'few_shots':
+      return `${formatJson(spec.few_shots)}\n`;
+    case 'json_spec':
+      return `${formatJson(spec)}\n`;
+  }
 }
 
 async function describeValue(tool: ToolDefinition, mode: Exclude<DescribeMode, 'brief'>): Promise<unknown> {
@@ -48,7 +68,7 @@ async function describeValue(tool: ToolDefinition, mode: Exclude<DescribeMode, '
         name: tool.name ?? DEFAULTS.name,
         version: tool.version ?? DEFAULTS.version,
         description: tool.description ?? DEFAULTS.description,
-        requirements: requirementsOf(tool),
+        requirements: await requirementsOf(tool),
         ...(await schemas(tool)),
         few_shots: fewShotsOf(tool),
       };
@@ -56,6 +76,7 @@ async function describeValue(tool: ToolDefinition, mode: Exclude<DescribeMode, '
 }
 
 async function schemas(tool: ToolDefinition): Promise<{ inputSchema: JsonSchema; outputSchema: JsonSchema }> {
+  const { adaptSchema, publishSchema } = await import('../schema/index.js');
   const [input, output] = await Promise.all([adaptSchema(tool.inputSchema, 'input'), adaptSchema(tool.outputSchema, 'output')]);
   return {
     inputSchema: publishSchema(input, { name: tool.inputSchemaName, version: tool.inputSchemaVersion }),
@@ -63,8 +84,8 @@ async function schemas(tool: ToolDefinition): Promise<{ inputSchema: JsonSchema;
   };
 }
 
-function requirementsOf(tool: ToolDefinition): Requirements {
-  return tool.requirements ?? defaultRequirements(process.argv[1]);
+async function requirementsOf(tool: ToolDefinition): Promise<Requirements> {
+  return tool.requirements ?? (await import('../bootstrap/default-requirements.js')).defaultRequirements(process.argv[1]);
 }
 
 function fewShotsOf(tool: ToolDefinition): unknown[] {

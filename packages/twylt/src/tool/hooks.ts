@@ -1,10 +1,27 @@
 /**
- * Hand-offs between a launcher (twylt/bootstrap) and the run loop in the same process.
+ * Hand-offs between a launcher (twylt/bootstrap) or a built single file (twylt build) and the
+ * run loop in the same process.
  * Keyed by Symbol.for so that two copies of twylt loaded side by side still meet.
  */
-const STDIN_KEY = Symbol.for('twylt.replayedStdin');
+import type { JsonSchema } from '../schema/adapter.js';
+import type { FewShot, Requirements } from './definition.js';
 
-type Slots = { [STDIN_KEY]?: Buffer };
+const STDIN_KEY = Symbol.for('twylt.replayedStdin');
+const SPEC_KEY = Symbol.for('twylt.embeddedSpec');
+
+/** The `json_spec` document, wire names and key order. */
+export interface JsonSpec {
+  format_version: string;
+  name: string;
+  version: string;
+  description: string;
+  requirements: Requirements;
+  inputSchema: JsonSchema;
+  outputSchema: JsonSchema;
+  few_shots: FewShot[];
+}
+
+type Slots = { [STDIN_KEY]?: Buffer; [SPEC_KEY]?: JsonSpec };
 
 /** A launcher that already consumed stdin hands the bytes over, to be read once. */
 export function replayStdin(bytes: Buffer): void {
@@ -16,4 +33,13 @@ export function takeReplayedStdin(): Buffer | undefined {
   const bytes = slots[STDIN_KEY];
   delete slots[STDIN_KEY];
   return bytes;
+}
+
+/** A built single file (`twylt build`) carries the json_spec computed at build time. */
+export function embedSpec(spec: JsonSpec): void {
+  (globalThis as Slots)[SPEC_KEY] = spec;
+}
+
+export function embeddedSpec(): JsonSpec | undefined {
+  return (globalThis as Slots)[SPEC_KEY];
 }

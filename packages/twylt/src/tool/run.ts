@@ -6,13 +6,11 @@ import type { Writable } from 'node:stream';
 import { DEFAULTS, DESCRIBE_KEY, EXIT, type ErrorFormat } from '../protocol/constants.js';
 import { Fault, KINDS, TwyltError } from '../protocol/errors.js';
 import { formatJson, renderErrorHuman, renderErrorJson } from '../protocol/render.js';
-import { adaptSchema } from '../schema/index.js';
 import { guardrailsRequested } from '../guardrails/requested.js';
 import type { RunGuardrails } from '../guardrails/run-hooks.js';
 import { callBiz } from './biz.js';
 import type { ToolDefinition } from './definition.js';
 import { describeRequest, describeText } from './describe.js';
-import { helpText } from './help.js';
 import { scanOptions, serviceOption } from './options.js';
 import { readInputFile, readRequest, removeOutputFile, writeOutputFile, type JsonObject, type Stdin } from './transport.js';
 
@@ -31,7 +29,10 @@ export function processIo(): RunIo {
     argv: process.argv.slice(2),
     env: process.env,
     cwd: process.cwd(),
-    stdin: process.stdin,
+    // Opening process.stdin costs a stream set-up; a CLI payload never needs it.
+    get stdin() {
+      return process.stdin;
+    },
     stdout: process.stdout,
     stderr: process.stderr,
   };
@@ -51,12 +52,12 @@ export async function runTool(tool: ToolDefinition, io: RunIo): Promise<number> 
     if (service) {
       const name = tool.name ?? DEFAULTS.name;
       const version = tool.version ?? DEFAULTS.version;
-      const text = service === 'help' ? helpText(tool) : service === 'version' ? `${name} ${version}\n` : `${version}\n`;
+      const text = service === 'help' ? (await import('./help.js')).helpText(tool) : service === 'version' ? `${name} ${version}\n` : `${version}\n`;
       await write(io.stdout, text);
       return EXIT.ok;
     }
 
-    const request = await readRequest(options.rest, io.stdin);
+    const request = await readRequest(options.rest, () => io.stdin);
     const mode = describeRequest(request, io.env);
     if (mode) {
       await write(io.stdout, await describeText(tool, mode));
@@ -85,6 +86,7 @@ export async function runTool(tool: ToolDefinition, io: RunIo): Promise<number> 
 
 /** Validate, run biz, validate: resolves to the result's JSON text. */
 async function execute(tool: ToolDefinition, input: unknown, io: RunIo): Promise<string> {
+  const { adaptSchema } = await import('../schema/index.js');
   const inputAdapter = await adaptSchema(tool.inputSchema, 'input');
   const checkedInput = await inputAdapter.validate(input);
   if (!checkedInput.ok) throw new TwyltError('inputInvalid', { issues: checkedInput.issues });

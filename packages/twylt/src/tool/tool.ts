@@ -64,6 +64,17 @@ export function defineTool<I extends SchemaLike, O extends SchemaLike>(spec: Too
 
 /** A whole process: run once, make sure stdout is flushed, exit with the protocol's code. */
 async function runMain(tool: ToolDefinition): Promise<never> {
+  guardProcess();
+  const code = await runTool(tool, processIo());
+  process.exit(code);
+}
+
+let guarded = false;
+
+/** The process-wide handlers of a run; once per process (a built file's entry installs them first). */
+export function guardProcess(): void {
+  if (guarded) return;
+  guarded = true;
   // A consumer that stops reading early must not turn into a stack trace.
   process.stdout.on('error', () => process.exit(process.exitCode ?? 0));
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
@@ -73,8 +84,6 @@ async function runMain(tool: ToolDefinition): Promise<never> {
       process.exit(128 + (signal === 'SIGTERM' ? 15 : 2));
     });
   }
-  const code = await runTool(tool, processIo());
-  process.exit(code);
 }
 
 export { TwyltError };

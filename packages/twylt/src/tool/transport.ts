@@ -2,7 +2,6 @@
  * Step 3 of a run: where the input comes from (PROTOCOL.md section 1), and the file-mode
  * edges (input.json in, output.json out, written atomically).
  */
-import { randomBytes } from 'node:crypto';
 import { open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -20,17 +19,31 @@ export interface Request {
 
 export type Stdin = Readable & { isTTY?: boolean };
 
-/** The CLI payload, else stdin's, else null (file mode). Malformed input is a transport error. */
-export async function readRequest(args: readonly string[], stdin: Stdin): Promise<Request | null> {
+/**
+ * The CLI payload, else stdin's, else null (file mode). Malformed input is a transport error.
+ * `openStdin` is called only when stdin is needed: setting up process.stdin costs start-up time.
+ */
+export async function readRequest(args: readonly string[], openStdin: () => Stdin): Promise<Request | null> {
   const first = args[0];
-  if (first !== undefined && first.trimStart().startsWith('{')) {
-    return { source: 'cli', payload: parseObject(first, 'the command-line argument') };
-  }
-  const replayed = takeReplayedStdin();
-  if (replayed === undefined && stdin.isTTY) return null;
-  const text = decodeUtf8(replayed ?? (await readAll(stdin)), 'stdin');
+  if (isCliPayload(first)) return { source: 'cli', payload: parseObject(first, 'the command-line argument') };
+  const bytes = await readStdin(openStdin);
+  if (bytes === null) return null;
+  const text = decodeUtf8(bytes, 'stdin');
   if (text.trim() === '') return null;
   return { source: 'stdin', payload: parseObject(text, 'stdin') };
+}
+
+/** The first remaining argument is the payload only if it starts with `{` after leading whitespace. */
+export function isCliPayload(first: string | undefined): first is string {
+  return first !== undefined && first.trimStart().startsWith('{');
+}
+
+/** All of stdin: the bytes a launcher replayed, else the whole stream; null when stdin is a terminal. */
+export async function readStdin(openStdin: () => Stdin): Promise<Buffer | null> {
+  const replayed = takeReplayedStdin();
+  if (replayed !== undefined) return replayed;
+  const stdin = openStdin();
+  return stdin.isTTY ? null : readAll(stdin);
 }
 
 /** input.json from the working directory: missing, unreadable or malformed is a transport error. */
@@ -64,7 +77,7 @@ export async function removeOutputFile(cwd: string): Promise<void> {
  */
 export async function writeOutputFile(cwd: string, text: string): Promise<void> {
   const target = join(cwd, FILE_OUTPUT);
-  const temporary = join(cwd, `.${FILE_OUTPUT}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const temporary = join(cwd, `.${FILE_OUTPUT}.${process.pid}.${uniqueSuffix()}.tmp`);
   pendingTemporary = temporary;
   try {
     const handle = await open(temporary, 'wx', 0o644);
@@ -85,6 +98,15 @@ export async function writeOutputFile(cwd: string, text: string): Promise<void> 
 }
 
 let pendingTemporary: string | undefined;
+
+/**
+ * 12 hex digits that make the temporary name unique beside the pid. Not node:crypto: loading
+ * it costs every file-mode call several ms, and the exclusive create ('wx') already refuses
+ * to reuse or follow an existing name.
+ */
+function uniqueSuffix(): string {
+  return Math.floor(Math.random() * 2 ** 48).toString(16).padStart(12, '0');
+}
 
 /** The temporary file of a write in progress, for clean-up when a signal ends the process. */
 export function outputInProgress(): string | undefined {

@@ -1,0 +1,59 @@
+/**
+ * Everything the benchmark runs on, made fresh under .bench-tmp/: the built single files
+ * (`twylt build`), the small and large inputs, and one working directory per file-mode row.
+ */
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const ROOT = new URL('..', import.meta.url).pathname;
+export const TMP = join(ROOT, '.bench-tmp');
+
+export const SMALL_INPUT = { text: 'hello' };
+
+/** 200 000 small objects, about 11 MB of compact JSON. */
+function listPayload() {
+  const items = [];
+  for (let id = 0; id < 200_000; id++) items.push({ id, name: `item ${id}`, tags: ['a', 'b'], ok: id % 2 === 0 });
+  return { items };
+}
+
+/** One string of 20 000 000 characters. */
+function stringPayload() {
+  return { text: 'the quick brown fox jumps over the lazy dog; '.repeat(444_445).slice(0, 20_000_000) };
+}
+
+export const PAYLOADS = {
+  list: { label: '200 000-object list', make: listPayload, tool: 'bench/tools/echo_items.mjs' },
+  string: { label: '20 MB string', make: stringPayload, tool: 'build/examples/echo/tool.js' },
+};
+
+/** A directory holding `input.json` with the given value; returns its path. */
+function inputDir(name, value) {
+  const dir = join(TMP, name);
+  mkdirSync(dir, { recursive: true });
+  const text = JSON.stringify(value);
+  writeFileSync(join(dir, 'input.json'), text);
+  return dir;
+}
+
+/** Builds one example into a single file with the package's own builder. */
+async function buildSingle(name) {
+  const builder = join(ROOT, 'packages/twylt/dist/build/index.js');
+  if (!existsSync(builder)) return { unavailable: 'n/a (twylt build not built)' };
+  const { buildTool } = await import(builder);
+  const outfile = join(TMP, 'built', `${name}.mjs`);
+  await buildTool({ entry: join(ROOT, 'examples', name, 'tool.ts'), outfile });
+  return { file: outfile };
+}
+
+export async function prepare({ payloads }) {
+  rmSync(TMP, { recursive: true, force: true });
+  mkdirSync(TMP, { recursive: true });
+  const small = inputDir('small', SMALL_INPUT);
+  const built = { echo: await buildSingle('echo'), echo_json_schema: await buildSingle('echo_json_schema') };
+  const large = {};
+  if (payloads) {
+    for (const [id, payload] of Object.entries(PAYLOADS)) large[id] = inputDir(`payload-${id}`, payload.make());
+  }
+  return { small, built, large };
+}

@@ -1,0 +1,186 @@
+/**
+ * The benchmark suite: every row against its floor, measured in the same run with the
+ * commands alternated, reported as medians and ratios. See docs/performance.md.
+ *
+ *   npm run bench                       build, then the default rounds
+ *   node bench/run.mjs --quick          a short run (noisier)
+ *   node bench/run.mjs --runs 40 --payload-runs 10 --consumer-runs 50
+ *   node bench/run.mjs --json           machine-readable results on stdout
+ *   node bench/run.mjs --only startup   one part: startup, payload or consumer
+ */
+import { execFileSync } from 'node:child_process';
+import { cpus, freemem, platform, release, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { alternate, median, node } from './lib/measure.mjs';
+import { PAYLOADS, ROOT, SMALL_INPUT, TMP, prepare } from './prepare.mjs';
+
+const { values: flags } = parseArgs({
+  options: {
+    json: { type: 'boolean', default: false },
+    quick: { type: 'boolean', default: false },
+    runs: { type: 'string' },
+    'payload-runs': { type: 'string' },
+    'consumer-runs': { type: 'string' },
+    only: { type: 'string', multiple: true },
+  },
+});
+const rounds = {
+  startup: Number(flags.runs ?? (flags.quick ? 5 : 15)),
+  payload: Number(flags['payload-runs'] ?? (flags.quick ? 2 : 5)),
+  consumer: Number(flags['consumer-runs'] ?? (flags.quick ? 10 : 30)),
+};
+const parts = flags.only ?? ['startup', 'payload', 'consumer'];
+const log = (text) => process.stderr.write(`${text}\n`);
+const progress = (name) => (done, total) => process.stderr.write(`\r  ${name}: round ${done}/${total}${done === total ? '\n' : ''}`);
+
+const ARG = JSON.stringify(SMALL_INPUT);
+const DESCRIBE = '{"describe": "json_spec"}';
+const PRINT = `process.stdout.write(JSON.stringify(${ARG}, null, 2) + '\\n')`;
+const example = (name) => join(ROOT, 'build/examples', name, 'tool.js');
+
+const env = await prepare({ payloads: parts.includes('payload') });
+const stdinSmall = join(env.small, 'input.json');
+const results = [];
+
+/** The four calls of one tool: CLI argument, stdin, file mode, describe json_spec. */
+function callsOf(file) {
+  return {
+    cli: node([file, ARG]),
+    stdin: node([file], { stdin: stdinSmall }),
+    file: node([file], { cwd: env.small, output: join(env.small, 'output.json') }),
+    describe: node([file, DESCRIBE]),
+  };
+}
+
+async function startup() {
+  log(`startup (${rounds.startup} rounds)`);
+  const floors = {
+    bare: node(['-e', PRINT]),
+    zod: node([join(ROOT, 'bench/floors/zod-parse.mjs')]),
+    esm: node([join(ROOT, 'bench/floors/esm-print.mjs')]),
+  };
+  const tools = [
+    { id: 'echo', label: 'echo (Zod)', file: example('echo'), floor: 'zod', call: 1.1, describe: null },
+    { id: 'echo_json_schema', label: 'echo (plain JSON Schema)', file: example('echo_json_schema'), floor: 'bare', call: 1.25, describe: 1.25 },
+    ...['echo', 'echo_json_schema'].map((id) => ({ id: `built:${id}`, label: `built ${id}.mjs`, file: env.built[id].file, unavailable: env.built[id].unavailable, floor: 'bare', call: 1.15, describe: 1.1 })),
+  ];
+  const commands = { ...floors };
+  for (const tool of tools.filter((t) => t.file)) {
+    for (const [kind, command] of Object.entries(callsOf(tool.file))) commands[`${tool.id}/${kind}`] = command;
+  }
+  const { samples, digests } = await alternate(commands, rounds.startup, progress('startup'));
+  const ms = (id) => median(samples[id].map((s) => s.ms));
+  const floorLabel = { bare: 'node -e', zod: 'node + zod parse', esm: 'node ESM file' };
+  results.push({ part: 'startup', row: 'floor: node -e (prints the same line)', ms: ms('bare') });
+  results.push({ part: 'startup', row: 'floor: node ESM file (prints the same line)', ms: ms('esm'), floor: 'node -e', floorMs: ms('bare'), ratio: ms('esm') / ms('bare') });
+  results.push({ part: 'startup', row: 'floor: node importing zod, one parse', ms: ms('zod'), floor: 'node -e', floorMs: ms('bare'), ratio: ms('zod') / ms('bare') });
+  for (const tool of tools) {
+    for (const kind of ['cli', 'stdin', 'file', 'describe']) {
+      const row = `${tool.label}: ${kind === 'describe' ? 'describe json_spec' : `call, ${kind}`}`;
+      const target = kind === 'describe' ? tool.describe : tool.call;
+      if (!tool.file) {
+        results.push({ part: 'startup', row, unavailable: tool.unavailable });
+        continue;
+      }
+      const id = `${tool.id}/${kind}`;
+      const entry = { part: 'startup', row, ms: ms(id), floor: floorLabel[tool.floor], floorMs: ms(tool.floor), ratio: ms(id) / ms(tool.floor), target };
+      // Against bare node as well, for the Zod tool (the issue's second floor).
+      if (tool.floor === 'zod') Object.assign(entry, { vsBare: ms(id) / ms('bare') });
+      if (kind !== 'describe' && kind !== 'file' && digests[id] !== digests.bare) entry.mismatch = `output differs from the floor's: ${digests[id]} vs ${digests.bare}`;
+      results.push(entry);
+    }
+  }
+}
+
+async function payload() {
+  for (const [id, spec] of Object.entries(PAYLOADS)) {
+    const dir = env.large[id];
+    const input = join(dir, 'input.json');
+    const output = join(dir, 'output.json');
+    const tool = join(ROOT, spec.tool);
+    const floor = join(ROOT, 'bench/floors/parse-stringify.mjs');
+    for (const transport of ['stdin', 'file']) {
+      const commands = transport === 'stdin'
+        ? { tool: node([tool], { stdin: input }), floor: node([floor, 'stdin'], { stdin: input }) }
+        : { tool: node([tool], { cwd: dir, output }), floor: node([floor, 'file'], { cwd: dir, output }) };
+      log(`${spec.label} through ${transport} (${rounds.payload} rounds)`);
+      const { samples, digests } = await alternate(commands, rounds.payload, progress(`${id} ${transport}`));
+      const ms = (k) => median(samples[k].map((s) => s.ms));
+      const rss = (k) => median(samples[k].map((s) => s.rssKiB));
+      results.push({
+        part: 'payload',
+        row: `${spec.label} through ${transport === 'file' ? 'input.json' : 'stdin'}`,
+        ms: ms('tool'),
+        floor: 'read, parse, stringify, write',
+        floorMs: ms('floor'),
+        ratio: ms('tool') / ms('floor'),
+        target: 1.5,
+        rssMiB: rss('tool') / 1024,
+        floorRssMiB: rss('floor') / 1024,
+        rssRatio: rss('tool') / rss('floor'),
+        rssTarget: 2,
+        ...(digests.tool !== digests.floor ? { mismatch: `output differs from the floor's: ${digests.tool} vs ${digests.floor}` } : {}),
+      });
+    }
+  }
+}
+
+async function consumer() {
+  log(`consumer calls (${rounds.consumer} rounds)`);
+  const bridge = join(ROOT, 'packages/twylt-mcp/dist/cli.js');
+  const out = JSON.parse(execFileSync(process.execPath, [join(ROOT, 'bench/consumer.mjs'), String(rounds.consumer), example('echo'), bridge], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }));
+  const direct = median(out.direct.samples);
+  results.push({ part: 'consumer', row: 'floor: direct spawn of echo, parse stdout', ms: direct });
+  for (const [id, label] of [['client', 'call through twylt/client'], ['mcp', 'call through twylt-mcp (MCP tools/call)']]) {
+    const row = out[id];
+    if (row.unavailable) results.push({ part: 'consumer', row: label, unavailable: row.unavailable });
+    else results.push({ part: 'consumer', row: label, ms: median(row.samples), floor: 'direct spawn', floorMs: direct, ratio: median(row.samples) / direct });
+  }
+}
+
+if (parts.includes('startup')) await startup();
+if (parts.includes('payload')) await payload();
+if (parts.includes('consumer')) await consumer();
+
+const machine = {
+  cpu: `${cpus()[0]?.model ?? 'unknown'} x ${cpus().length}`,
+  memoryGiB: Math.round(totalmem() / 2 ** 30),
+  freeMemoryGiB: Math.round(freemem() / 2 ** 30),
+  os: `${platform()} ${release()}`,
+  node: process.version,
+};
+const command = `node bench/run.mjs ${process.argv.slice(2).join(' ')}`.trim();
+
+if (flags.json) {
+  process.stdout.write(`${JSON.stringify({ machine, command, rounds, date: new Date().toISOString(), results }, null, 2)}\n`);
+} else {
+  process.stdout.write(table(results));
+  process.stdout.write(`\n${machine.cpu}, ${machine.memoryGiB} GiB, ${machine.os}, node ${machine.node}; ${command}; rounds ${JSON.stringify(rounds)}\n`);
+}
+if (results.some((r) => r.mismatch)) {
+  for (const r of results.filter((x) => x.mismatch)) log(`MISMATCH ${r.row}: ${r.mismatch}`);
+  process.exitCode = 1;
+}
+
+/** A Markdown table, so the output pastes into docs/performance.md as is. */
+function table(rows) {
+  const fix = (n, digits = 0) => (n === null || n === undefined ? '' : n.toFixed(digits));
+  const verdict = (ratio, target) => (target ? `${ratio <= target ? 'met' : 'MISSED'} (<= ${target.toFixed(2)}x)` : '');
+  const lines = [
+    '| part | row | median ms | floor | floor ms | ratio | target | peak RSS MiB (floor) | RSS ratio | RSS target |',
+    '|---|---|---:|---|---:|---:|---|---:|---:|---|',
+  ];
+  for (const r of rows) {
+    if (r.unavailable) {
+      lines.push(`| ${r.part} | ${r.row} | ${r.unavailable} | | | | | | | |`);
+      continue;
+    }
+    const ratio = r.ratio === undefined ? '' : `${fix(r.ratio, 2)}x${r.vsBare ? ` (${fix(r.vsBare, 2)}x node -e)` : ''}`;
+    const rss = r.rssMiB === undefined ? '' : `${fix(r.rssMiB)} (${fix(r.floorRssMiB)})`;
+    lines.push(
+      `| ${r.part} | ${r.row} | ${fix(r.ms)} | ${r.floor ?? ''} | ${fix(r.floorMs)} | ${ratio} | ${r.ratio === undefined ? '' : verdict(r.ratio, r.target)} | ${rss} | ${r.rssRatio === undefined ? '' : `${fix(r.rssRatio, 2)}x`} | ${r.rssTarget ? verdict(r.rssRatio, r.rssTarget) : ''} |`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,48 @@
+#!/usr/bin/env node
+/** The `twylt-mcp` command. Exit codes: 1 when the bridge cannot start, 2 for a usage error. */
+import { createRequire } from 'node:module';
+import { parseCli, USAGE, UsageError, type CliPlan } from './args.js';
+import { stderrLog } from './log.js';
+
+async function main(argv: readonly string[]): Promise<void> {
+  let plan: CliPlan;
+  try {
+    plan = parseCli(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    stderrLog(`${error.message}\nRun "twylt-mcp --help" for usage.`);
+    process.exitCode = 2;
+    return;
+  }
+  if (plan.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  if (plan.version) {
+    const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
+    process.stdout.write(`twylt-mcp ${version}\n`);
+    return;
+  }
+
+  // Loaded only now: help and usage errors need neither the MCP SDK nor Zod.
+  const [{ ConfigError, readConfig }, { serveStdio }, { StartupError }] = await Promise.all([
+    import('./config.js'),
+    import('./stdio.js'),
+    import('./tools.js'),
+  ]);
+  try {
+    const fromFiles = await Promise.all(plan.configs.map((file) => readConfig(file)));
+    const configs = [...fromFiles.flat(), ...plan.commands.map((command) => ({ command }))];
+    const server = await serveStdio(configs, { timeoutMs: plan.timeoutMs, maxOutputBytes: plan.maxOutputBytes });
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      // Close first: that kills the tool processes of calls still running.
+      process.once(signal, () => void server.close().finally(() => process.exit(128 + (signal === 'SIGINT' ? 2 : 15))));
+    }
+  } catch (error) {
+    if (!(error instanceof ConfigError || error instanceof StartupError)) throw error;
+    stderrLog(`cannot start:\n${error.message}`);
+    process.exitCode = 1;
+  }
+}
+
+await main(process.argv.slice(2));

@@ -1,0 +1,25 @@
+/** Serve a set of tools over stdio: the transport MCP clients use to start local servers. */
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { ToolConfig } from './config.js';
+import { stderrLog } from './log.js';
+import { createServer } from './server.js';
+import { describeTools, type DescribeOptions } from './tools.js';
+
+/**
+ * Describe every tool (rejecting with a StartupError when one cannot be served), then
+ * answer MCP requests on stdin/stdout until the client goes away.
+ */
+export async function serveStdio(configs: readonly ToolConfig[], options: DescribeOptions = {}): Promise<Server> {
+  const log = options.log ?? stderrLog;
+  const tools = await describeTools(configs, { ...options, log });
+  const server = createServer(tools, { log });
+  await server.connect(new StdioServerTransport());
+  // The client is gone when our stdin ends or our stdout breaks. Closing aborts the calls
+  // still running, which kills their processes.
+  const close = () => void server.close();
+  process.stdin.once('end', close);
+  process.stdout.once('error', close);
+  log(`serving ${tools.map((tool) => tool.definition.name).join(', ')}`);
+  return server;
+}

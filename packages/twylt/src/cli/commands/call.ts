@@ -1,0 +1,106 @@
+/** `twylt call`: run a tool on one input; print its output, or its failure readably. */
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { text } from 'node:stream/consumers';
+import { TRANSPORTS, TwyltClient, TwyltClientError, ToolError, UnexpectedExitError, resolveCommand, type Transport } from '../../client/index.js';
+import { formatJson } from '../../protocol/render.js';
+import { CLI_EXIT, UsageError, parseOptions, requireCommand, splitAtDashes, type Command, type Io } from '../command.js';
+import { renderFailure } from '../render.js';
+import { styleFor } from '../style.js';
+import { parseTimeout } from './describe.js';
+
+const HELP = `twylt call: run a tool on one input and print its output
+
+Usage:
+  twylt call [--input JSON | --input-file F] [--transport cli|stdin|file]
+             [--timeout MS] [--validate] [--json] -- <tool command...>
+
+The input is a JSON object from --input, from --input-file, or else from stdin.
+
+Options:
+  --input JSON        the input object
+  --input-file F      read the input object from file F
+  --transport T       how the tool gets it: cli (default, last argument), stdin, or
+                      file (input.json/output.json in a fresh temporary directory)
+  --timeout MS        kill the tool (and all it started) after MS ms (default 30000)
+  --validate          check input and output against the tool's published schemas
+  --json              print the output compactly and failures as the raw error JSON
+  -h, --help          show this help
+
+Exit code: the tool's own (0, or 2 to 6 as TWYLT defines them); 1 when the tool could
+not run or misbehaved (time-out, crash, output that is not JSON); 64 for wrong usage.
+
+Example:
+  twylt call --input '{"text": "hi"}' -- python3 tool.py
+`;
+
+export const command: Command = {
+  name: 'call',
+  help: HELP,
+  async run(args, io) {
+    const { own, command: tool } = splitAtDashes(args);
+    const { values } = parseOptions({
+      args: own,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        input: { type: 'string' },
+        'input-file': { type: 'string' },
+        transport: { type: 'string' },
+        timeout: { type: 'string' },
+        validate: { type: 'boolean' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+    if (values.help) {
+      io.stdout.write(HELP);
+      return CLI_EXIT.ok;
+    }
+    requireCommand(tool);
+    const transport = (values.transport ?? 'cli') as Transport;
+    if (!TRANSPORTS.includes(transport)) throw new UsageError(`--transport must be one of ${TRANSPORTS.join(', ')}; got "${values.transport}"`);
+    const input = await readInput(values.input, values['input-file'], io);
+    const client = new TwyltClient(resolveCommand(tool, io.cwd), { cwd: io.cwd, timeoutMs: parseTimeout(values.timeout) });
+    try {
+      const { output } = await client.call(input, { transport, validate: values.validate });
+      io.stdout.write(`${values.json ? JSON.stringify(output) : formatJson(output)}\n`);
+      return CLI_EXIT.ok;
+    } catch (error) {
+      if (!(error instanceof TwyltClientError)) throw error;
+      if (values.json) io.stderr.write(rawFailure(error));
+      else io.stderr.write(renderFailure(error, styleFor(io.stderr, io.env)));
+      return error instanceof ToolError || error instanceof UnexpectedExitError ? error.exitCode : CLI_EXIT.failed;
+    }
+  },
+};
+
+async function readInput(inline: string | undefined, file: string | undefined, io: Io): Promise<Record<string, unknown>> {
+  if (inline !== undefined && file !== undefined) throw new UsageError('give --input or --input-file, not both');
+  let source: string;
+  let where: string;
+  if (inline !== undefined) [source, where] = [inline, '--input'];
+  else if (file !== undefined) {
+    where = file;
+    source = await readFile(resolve(io.cwd, file), 'utf8').catch((error: Error) => {
+      throw new UsageError(`cannot read --input-file ${file}: ${error.message}`);
+    });
+  } else {
+    if (io.stdin.isTTY) throw new UsageError('no input: give --input JSON, --input-file F, or pipe the JSON to stdin');
+    [source, where] = [await text(io.stdin), 'stdin'];
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(source);
+  } catch (error) {
+    throw new UsageError(`the input from ${where} is not JSON: ${(error as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`the input from ${where} must be a JSON object`);
+  return value as Record<string, unknown>;
+}
+
+/** The tool's own error line when it printed one; otherwise a client error in the same shape. */
+function rawFailure(error: TwyltClientError): string {
+  if (error instanceof ToolError && error.error) return `${JSON.stringify({ error: error.error })}\n`;
+  return `${JSON.stringify({ client_error: { name: error.name, message: error.message, stderr: error.stderr } })}\n`;
+}

@@ -1,0 +1,72 @@
+/** `twylt check`: the conformance suite, as a table, JSON or JUnit XML. */
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { CLI_EXIT, UsageError, parseOptions, requireCommand, splitAtDashes, type Command } from '../command.js';
+import { styleFor } from '../style.js';
+import { parseTimeout } from './describe.js';
+
+const HELP = `twylt check: check that an executable honours TWYLT 1.8
+
+Usage:
+  twylt check [--json] [--junit FILE] [--timeout MS] [--only PREFIX]... -- <tool command...>
+
+Runs the tool many times, each in a fresh temporary directory with stdin closed, and
+reports every check as PASS, FAIL, WARN or SKIP with the evidence (what was sent, what
+came back). Arguments naming existing files are made absolute first.
+
+Options:
+  --json           print the report as JSON instead of a table
+  --junit FILE     also write the report as JUnit XML to FILE
+  --timeout MS     time-out of each run (default 15000)
+  --concurrency N  runs at once (default 4)
+  --tmp-root DIR   create the temporary directories inside DIR (default: the OS temp dir)
+  --only PREFIX    run only the checks whose id starts with PREFIX (repeatable)
+  -h, --help       show this help
+
+Exit code: 0 when no check failed (warnings and skips allowed), 1 otherwise, 64 for
+wrong usage.
+
+Example:
+  twylt check --junit twylt.xml -- python3 tool.py
+`;
+
+export const command: Command = {
+  name: 'check',
+  help: HELP,
+  async run(args, io) {
+    const { own, command: tool } = splitAtDashes(args);
+    const { values } = parseOptions({
+      args: own,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        json: { type: 'boolean' },
+        junit: { type: 'string' },
+        timeout: { type: 'string' },
+        concurrency: { type: 'string' },
+        'tmp-root': { type: 'string' },
+        only: { type: 'string', multiple: true },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+    if (values.help) {
+      io.stdout.write(HELP);
+      return CLI_EXIT.ok;
+    }
+    requireCommand(tool);
+    const concurrency = values.concurrency === undefined ? undefined : Number(values.concurrency);
+    if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency > 0)) {
+      throw new UsageError(`--concurrency takes a positive integer; got "${values.concurrency}"`);
+    }
+    const { checkTool, renderJunit, renderTable } = await import('../../conformance/index.js');
+    const report = await checkTool(tool, {
+      timeoutMs: parseTimeout(values.timeout),
+      concurrency,
+      tmpRoot: values['tmp-root'] === undefined ? undefined : resolve(io.cwd, values['tmp-root']),
+      only: values.only,
+    });
+    if (values.junit) await writeFile(resolve(io.cwd, values.junit), renderJunit(report));
+    io.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : renderTable(report, { color: styleFor(io.stdout, io.env).enabled }));
+    return report.ok ? CLI_EXIT.ok : CLI_EXIT.failed;
+  },
+};

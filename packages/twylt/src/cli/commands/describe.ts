@@ -1,0 +1,77 @@
+/** `twylt describe`: what a tool publishes, as a readable summary or raw. */
+import { TwyltClient, TwyltClientError, resolveCommand } from '../../client/index.js';
+import { DESCRIBE_ENV, DESCRIBE_MODES, isDescribeMode } from '../../protocol/constants.js';
+import { formatJson } from '../../protocol/render.js';
+import { CLI_EXIT, UsageError, parseOptions, requireCommand, splitAtDashes, type Command } from '../command.js';
+import { renderFailure, renderSpec } from '../render.js';
+import { styleFor } from '../style.js';
+
+const HELP = `twylt describe: print what a tool publishes
+
+Usage:
+  twylt describe [--mode M] [--json] [--env] [--timeout MS] -- <tool command...>
+
+Without options, a readable summary of the json_spec: name, version, description,
+requirements, input and output fields (type, * for required, description, default,
+constraints) and the examples.
+
+Options:
+  --mode M       print the raw output of one describe mode: ${DESCRIBE_MODES.join(', ')}
+  --json         print the raw json_spec (same as --mode json_spec)
+  --env          ask through ${DESCRIBE_ENV} instead of a {"describe": ...} payload
+  --timeout MS   kill the tool after MS milliseconds (default 30000)
+  -h, --help     show this help
+
+Example:
+  twylt describe -- python3 tool.py
+  twylt describe --mode schema -- node tool.js
+`;
+
+export const command: Command = {
+  name: 'describe',
+  help: HELP,
+  async run(args, io) {
+    const { own, command: tool } = splitAtDashes(args);
+    const { values } = parseOptions({
+      args: own,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        mode: { type: 'string' },
+        json: { type: 'boolean' },
+        env: { type: 'boolean' },
+        timeout: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+    if (values.help) {
+      io.stdout.write(HELP);
+      return CLI_EXIT.ok;
+    }
+    requireCommand(tool);
+    if (values.mode !== undefined && !isDescribeMode(values.mode)) {
+      throw new UsageError(`--mode must be one of ${DESCRIBE_MODES.join(', ')}; got "${values.mode}"`);
+    }
+    const mode = values.mode ?? (values.json ? 'json_spec' : undefined);
+    const client = new TwyltClient(resolveCommand(tool, io.cwd), { cwd: io.cwd, timeoutMs: parseTimeout(values.timeout) });
+    const via = values.env ? 'env' : 'json';
+    try {
+      if (mode === 'brief') io.stdout.write(`${await client.describe('brief', { via })}\n`);
+      else if (mode) io.stdout.write(`${formatJson(await client.describe(mode, { via }))}\n`);
+      else io.stdout.write(renderSpec(await client.describe('json_spec', { via }), styleFor(io.stdout, io.env)));
+      return CLI_EXIT.ok;
+    } catch (error) {
+      if (!(error instanceof TwyltClientError)) throw error;
+      io.stderr.write(renderFailure(error, styleFor(io.stderr, io.env)));
+      return CLI_EXIT.failed;
+    }
+  },
+};
+
+/** `--timeout MS` as a positive number of milliseconds. */
+export function parseTimeout(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = Number(value);
+  if (!Number.isFinite(ms) || ms <= 0) throw new UsageError(`--timeout takes a positive number of milliseconds; got "${value}"`);
+  return ms;
+}

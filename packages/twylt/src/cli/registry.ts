@@ -1,0 +1,17 @@
+/**
+ * The subcommands. A new one is a file in commands/ exporting `command`, plus one line here;
+ * nothing is imported until it runs.
+ */
+import type { Command } from './command.js';
+
+export interface CommandEntry {
+  name: string;
+  summary: string;
+  load(): Promise<Command>;
+}
+
+export const COMMANDS: readonly CommandEntry[] = [
+  { name: 'describe', summary: 'print what a tool publishes: a readable summary, or the raw JSON', load: async () => (await import('./commands/describe.js')).command },
+  { name: 'call', summary: 'run a tool on one input and print its output', load: async () => (await import('./commands/call.js')).command },
+  { name: 'check', summary: 'check that an executable honours TWYLT 1.8 (table, --json, --junit)', load: async () => (await import('./commands/check.js')).command },
+];

@@ -1,0 +1,224 @@
+/**
+ * TwyltClient: describe and call one TWYLT executable, in any language. Each method spawns
+ * a fresh process; the client holds no state but the spec it may cache, so concurrent
+ * calls are safe.
+ */
+import { mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { DESCRIBE_ENV, DESCRIBE_KEY, FILE_INPUT, FILE_OUTPUT, PROTOCOL_EXIT_CODES, type DescribeMode } from '../protocol/constants.js';
+import type { ErrorObject } from '../protocol/errors.js';
+import { InvalidOutputError, SchemaMismatchError, ToolCrashError, ToolError, UnexpectedExitError, type ProcessOutput } from './errors.js';
+import { runProcess, type ProcessResult, type RunOptions } from './process.js';
+import type { DescribeResult, ToolSpec, Transport } from './types.js';
+
+/** Defaults for every call of one client. */
+export interface ClientOptions {
+  /** Working directory for the cli and stdin transports (default: the current one). */
+  cwd?: string;
+  /** Added to the inherited environment; `undefined` removes a variable. */
+  env?: Record<string, string | undefined>;
+  /** Kill the tool after this long (default 30 000 ms). */
+  timeoutMs?: number;
+  /** Limit for stdout and for stderr, each (default 16 MiB). */
+  maxOutputBytes?: number;
+  /** A spec the caller cached earlier: `spec()` returns it without spawning. */
+  spec?: ToolSpec;
+}
+
+/** Per-call settings; each overrides the client's default. */
+export interface InvokeOptions {
+  cwd?: string;
+  env?: Record<string, string | undefined>;
+  timeoutMs?: number;
+  maxOutputBytes?: number;
+  signal?: AbortSignal;
+}
+
+export interface CallOptions extends InvokeOptions {
+  /** How the input reaches the tool (default `cli`: the JSON as the last argument). */
+  transport?: Transport;
+  /**
+   * File transport only: the directory for input.json/output.json. Default: a fresh
+   * temporary directory, removed afterwards. Calls naming the same directory run one
+   * after another. The tool's working directory is this directory.
+   */
+  fileDir?: string;
+  /**
+   * Check the input against the published inputSchema before spawning and/or the output
+   * against the outputSchema after (uses `spec()`, so the spec is fetched once and cached).
+   */
+  validate?: boolean | { input?: boolean; output?: boolean };
+}
+
+export interface DescribeOptions extends InvokeOptions {
+  /** `json` (default): `{"describe": mode}` as the CLI payload. `env`: INPUT_DESCRIBE. */
+  via?: 'json' | 'env';
+}
+
+export interface CallResult<O = unknown> {
+  output: O;
+  /** What the tool wrote to stderr on success (usually nothing). */
+  stderr: string;
+  durationMs: number;
+  transport: Transport;
+}
+
+export class TwyltClient {
+  readonly command: readonly string[];
+  readonly options: Readonly<ClientOptions>;
+  #spec: Promise<ToolSpec> | undefined;
+
+  constructor(command: readonly string[], options: ClientOptions = {}) {
+    if (command.length === 0 || !command[0]) throw new TypeError('TwyltClient needs a command: a non-empty argv array');
+    this.command = Object.freeze([...command]);
+    this.options = Object.freeze({ ...options });
+    if (options.spec) this.#spec = Promise.resolve(options.spec);
+  }
+
+  /** Run a describe mode. `brief` resolves to the text (without the final newline), the others to parsed JSON. */
+  async describe<M extends DescribeMode>(mode: M, options: DescribeOptions = {}): Promise<DescribeResult<M>> {
+    const env = options.via === 'env' ? { ...options.env, [DESCRIBE_ENV]: mode } : options.env;
+    const args = options.via === 'env' ? [] : [JSON.stringify({ [DESCRIBE_KEY]: mode })];
+    const result = await this.#run(args, { ...options, env });
+    const output = this.#expectSuccess(result);
+    if (mode === 'brief') return output.stdout.replace(/\n$/, '') as DescribeResult<M>;
+    return parseJson(this.command, output, 'stdout') as DescribeResult<M>;
+  }
+
+  /**
+   * The tool's `json_spec`, fetched once and shared by concurrent callers. A failed fetch is
+   * not cached. `refresh` fetches again.
+   */
+  spec(options: InvokeOptions & { refresh?: boolean } = {}): Promise<ToolSpec> {
+    if (!this.#spec || options.refresh) {
+      const pending = this.describe('json_spec', options);
+      this.#spec = pending;
+      pending.catch(() => {
+        if (this.#spec === pending) this.#spec = undefined;
+      });
+    }
+    return this.#spec;
+  }
+
+  /** Run the tool on `input`. Resolves with the parsed output on exit 0; throws a TwyltClientError otherwise. */
+  async call<O = unknown>(input: Record<string, unknown>, options: CallOptions = {}): Promise<CallResult<O>> {
+    const transport = options.transport ?? 'cli';
+    const check = typeof options.validate === 'object' ? options.validate : { input: options.validate, output: options.validate };
+    const spec = check.input || check.output ? await this.spec(options) : undefined;
+    if (spec && check.input) await this.#validate('input', spec.inputSchema, input);
+
+    const payload = JSON.stringify(input);
+    let output: unknown;
+    let result: ProcessResult;
+    if (transport === 'file') {
+      ({ result, output } = await this.#callInFile(payload, options));
+    } else {
+      result = await this.#run(transport === 'cli' ? [payload] : [], { ...options, stdin: transport === 'stdin' ? payload : undefined });
+      output = parseJson(this.command, this.#expectSuccess(result), 'stdout');
+    }
+
+    if (spec && check.output) await this.#validate('output', spec.outputSchema, output, result);
+    return { output: output as O, stderr: result.stderr, durationMs: result.durationMs, transport };
+  }
+
+  async #callInFile(payload: string, options: CallOptions): Promise<{ result: ProcessResult; output: unknown }> {
+    const named = options.fileDir !== undefined;
+    const dir = named ? resolve(options.fileDir!) : await mkdtemp(join(tmpdir(), 'twylt-call-'));
+    try {
+      return await exclusive(dir, async () => {
+        await unlink(join(dir, FILE_OUTPUT)).catch(() => {});
+        await writeFile(join(dir, FILE_INPUT), payload);
+        const result = await this.#run([], { ...options, cwd: dir });
+        const out = this.#expectSuccess(result);
+        let text: string;
+        try {
+          text = await readFile(join(dir, FILE_OUTPUT), 'utf8');
+        } catch {
+          throw new InvalidOutputError(this.command, 'output.json', 'the tool exited 0 but wrote no output.json', out);
+        }
+        return { result, output: parseJson(this.command, { ...out, stdout: text }, 'output.json') };
+      });
+    } finally {
+      if (!named) await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  #run(args: string[], options: InvokeOptions & { stdin?: string }): Promise<ProcessResult> {
+    const defaults = this.options;
+    const run: RunOptions = {
+      cwd: options.cwd ?? defaults.cwd,
+      env: { ...defaults.env, ...options.env },
+      stdin: options.stdin,
+      timeoutMs: options.timeoutMs ?? defaults.timeoutMs,
+      maxOutputBytes: options.maxOutputBytes ?? defaults.maxOutputBytes,
+      signal: options.signal,
+    };
+    return runProcess([...this.command, ...args], run);
+  }
+
+  /** Exit 0, or the typed error for whatever happened instead. */
+  #expectSuccess(result: ProcessResult): ProcessOutput {
+    const output = { stdout: result.stdout, stderr: result.stderr };
+    if (result.exitCode === 0) return output;
+    if (result.exitCode === null) throw new ToolCrashError(this.command, result.signal ?? 'SIGKILL', output);
+    if (!PROTOCOL_EXIT_CODES.includes(result.exitCode)) throw new UnexpectedExitError(this.command, result.exitCode, output);
+    throw new ToolError(this.command, result.exitCode, output, parseErrorObject(result.stderr));
+  }
+
+  async #validate(side: 'input' | 'output', schema: ToolSpec['inputSchema'], value: unknown, result?: ProcessResult): Promise<void> {
+    const { schemaValidator } = await import('./schema-check.js');
+    const issues = (await schemaValidator(schema))(value);
+    if (issues.length > 0) throw new SchemaMismatchError(this.command, side, issues, side === 'output' ? value : undefined, result);
+  }
+}
+
+/** Shorthand for `new TwyltClient(command, options)`. */
+export function createClient(command: readonly string[], options?: ClientOptions): TwyltClient {
+  return new TwyltClient(command, options);
+}
+
+/**
+ * The `{"error": {...}}` object of a JSON-mode failure, or undefined when stderr does not
+ * hold one (human mode, a crash). The last JSON line counts: a guardrails incident line may
+ * precede the error object.
+ */
+export function parseErrorObject(stderr: string): ErrorObject | undefined {
+  const lines = stderr.split('\n').filter((line) => line.trim() !== '');
+  for (const line of lines.reverse()) {
+    try {
+      const parsed: unknown = JSON.parse(line);
+      const error = (parsed as { error?: unknown } | null)?.error;
+      if (isRecord(error) && typeof error.type === 'string' && typeof error.message === 'string') return error as unknown as ErrorObject;
+    } catch {
+      // not a JSON line
+    }
+  }
+  return undefined;
+}
+
+function parseJson(command: readonly string[], output: ProcessOutput, source: 'stdout' | 'output.json'): unknown {
+  try {
+    return JSON.parse(output.stdout);
+  } catch (error) {
+    const reason = output.stdout.trim() === '' ? 'it is empty' : (error as Error).message;
+    throw new InvalidOutputError(command, source, reason, output);
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** One file-mode call per directory at a time: input.json/output.json are shared names. */
+const busy = new Map<string, Promise<unknown>>();
+async function exclusive<T>(key: string, task: () => Promise<T>): Promise<T> {
+  const before = busy.get(key) ?? Promise.resolve();
+  const mine = before.catch(() => {}).then(task);
+  busy.set(key, mine);
+  try {
+    return await mine;
+  } finally {
+    if (busy.get(key) === mine) busy.delete(key);
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * twylt/client: describe, call and inspect any TWYLT executable, in any language.
+ *
+ *   const tool = new TwyltClient(['python3', 'echo.py']);
+ *   const spec = await tool.spec();
+ *   const { output } = await tool.call({ text: 'hi' }, { timeoutMs: 5000 });
+ */
+export { TwyltClient, createClient, parseErrorObject } from './client.js';
+export type { CallOptions, CallResult, ClientOptions, DescribeOptions, InvokeOptions } from './client.js';
+export { runProcess, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from './process.js';
+export type { ProcessResult, RunOptions } from './process.js';
+export { resolveCommand } from './command.js';
+export { schemaValidator } from './schema-check.js';
+export type { SchemaValidator } from './schema-check.js';
+export {
+  AbortError,
+  InvalidOutputError,
+  OutputTooLargeError,
+  SchemaMismatchError,
+  SpawnError,
+  TimeoutError,
+  ToolCrashError,
+  ToolError,
+  TwyltClientError,
+  UnexpectedExitError,
+} from './errors.js';
+export type { ProcessOutput, SchemaIssue } from './errors.js';
+export { TRANSPORTS } from './types.js';
+export type { DescribeResult, DescribeResults, FewShot, JsonSchema, Requirements, SchemaPair, ToolSpec, Transport } from './types.js';

@@ -1,0 +1,141 @@
+/**
+ * Run one tool process to completion: argv only (never a shell), stdin written and closed,
+ * output bounded, time-out and abort killing the whole process group. No interpretation of
+ * what the tool printed happens here; that is the client's job.
+ */
+import { spawn } from 'node:child_process';
+import { AbortError, OutputTooLargeError, SpawnError, TimeoutError } from './errors.js';
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
+
+export interface RunOptions {
+  /** Working directory (default: the current one). */
+  cwd?: string;
+  /** Added to the inherited environment; `undefined` removes a variable. */
+  env?: Record<string, string | undefined>;
+  /** Bytes for the tool's stdin. Either way stdin is closed, so a reader never waits. */
+  stdin?: string | Uint8Array;
+  /** Kill the tool after this long (default 30 s). 0 or Infinity: no limit. */
+  timeoutMs?: number;
+  /** Limit for stdout and for stderr, each (default 16 MiB). */
+  maxOutputBytes?: number;
+  signal?: AbortSignal;
+}
+
+/** A finished process. Exactly one of `exitCode` and `signal` is set. */
+export interface ProcessResult {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  pid: number | undefined;
+  durationMs: number;
+}
+
+/**
+ * Spawn `command` and wait for it. Rejects with SpawnError, TimeoutError, AbortError or
+ * OutputTooLargeError; every other outcome (any exit code, any signal) resolves.
+ * When the tool exits, whatever it left running in its process group is killed too.
+ */
+export function runProcess(command: readonly string[], options: RunOptions = {}): Promise<ProcessResult> {
+  const [file, ...args] = command;
+  if (!file) return Promise.reject(new SpawnError('empty command', command));
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const limit = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  const started = performance.now();
+
+  return new Promise((resolve, reject) => {
+    if (options.signal?.aborted) {
+      reject(new AbortError(command, options.signal.reason, { stdout: '', stderr: '' }));
+      return;
+    }
+    const child = spawn(file, args, {
+      cwd: options.cwd,
+      env: mergeEnv(options.env),
+      stdio: ['pipe', 'pipe', 'pipe'],
+      // Its own process group, so that time-out and abort reach grandchildren too.
+      detached: process.platform !== 'win32',
+      windowsHide: true,
+    });
+
+    const chunks = { stdout: [] as Buffer[], stderr: [] as Buffer[] };
+    const sizes = { stdout: 0, stderr: 0 };
+    let failure: Error | undefined;
+    let settled = false;
+    const output = () => ({
+      stdout: Buffer.concat(chunks.stdout).toString('utf8'),
+      stderr: Buffer.concat(chunks.stderr).toString('utf8'),
+    });
+
+    const killGroup = () => {
+      try {
+        if (child.pid !== undefined && process.platform !== 'win32') process.kill(-child.pid, 'SIGKILL');
+        else child.kill('SIGKILL');
+      } catch {
+        // already gone
+      }
+    };
+    /** First failure wins; the promise settles once the process is really gone ('close'). */
+    const stop = (error: Error) => {
+      if (!failure) failure = error;
+      killGroup();
+    };
+
+    for (const stream of ['stdout', 'stderr'] as const) {
+      child[stream].on('data', (chunk: Buffer) => {
+        if (failure) return;
+        sizes[stream] += chunk.length;
+        if (sizes[stream] > limit) {
+          chunks[stream].push(chunk.subarray(0, Math.max(0, chunk.length - (sizes[stream] - limit))));
+          stop(new OutputTooLargeError(command, stream, limit, output()));
+          return;
+        }
+        chunks[stream].push(chunk);
+      });
+    }
+
+    const timer =
+      timeoutMs > 0 && Number.isFinite(timeoutMs)
+        ? setTimeout(() => stop(new TimeoutError(command, timeoutMs, output())), timeoutMs)
+        : undefined;
+    const onAbort = () => stop(new AbortError(command, options.signal?.reason, output()));
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+
+    const finish = (result: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      result();
+    };
+
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      // Spawn failures ('ENOENT', 'EACCES') come here and no 'close' may follow.
+      if (child.pid === undefined) {
+        finish(() => reject(new SpawnError(`cannot run ${file}: ${error.message}`, command, {}, { cause: error })));
+      }
+    });
+    // The tool is done; a grandchild it left behind would keep our pipes open. End it.
+    child.on('exit', killGroup);
+    child.on('close', (exitCode, signal) => {
+      finish(() => {
+        if (failure) reject(failure);
+        else resolve({ exitCode, signal, ...output(), pid: child.pid, durationMs: performance.now() - started });
+      });
+    });
+
+    // A tool that exits without reading its stdin makes our write fail with EPIPE: harmless.
+    child.stdin.on('error', () => {});
+    child.stdin.end(options.stdin ?? '');
+  });
+}
+
+function mergeEnv(extra: RunOptions['env']): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const [key, value] of Object.entries(extra ?? {})) {
+    if (value === undefined) delete env[key];
+    else env[key] = value;
+  }
+  return env;
+}

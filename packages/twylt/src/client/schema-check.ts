@@ -1,0 +1,82 @@
+/**
+ * JSON Schema validation with Ajv, loaded only when someone asks for it: a plain call
+ * never pays for it. The draft is taken from `$schema`; no `$schema` means 2020-12.
+ */
+import type { JsonSchema } from './types.js';
+import type { SchemaIssue } from './errors.js';
+
+export type SchemaValidator = (value: unknown) => SchemaIssue[];
+
+interface AjvLike {
+  compile(schema: object): AjvValidate;
+}
+interface AjvValidate {
+  (value: unknown): boolean;
+  errors?: Array<{ instancePath: string; message?: string; keyword: string; params?: Record<string, unknown> }> | null;
+}
+type Draft = '07' | '2019' | '2020';
+
+const engines = new Map<Draft, Promise<AjvLike>>();
+const compiled = new WeakMap<object, SchemaValidator>();
+
+function draftOf(schema: JsonSchema): Draft {
+  const uri = typeof schema.$schema === 'string' ? schema.$schema : '';
+  if (/draft-0[4-7]/.test(uri)) return '07';
+  if (uri.includes('2019-09')) return '2019';
+  return '2020';
+}
+
+function engine(draft: Draft): Promise<AjvLike> {
+  let found = engines.get(draft);
+  if (!found) {
+    found = (async () => {
+      const options = { strict: false, allErrors: true, validateFormats: false, logger: false } as const;
+      const module =
+        draft === '07' ? await import('ajv') : draft === '2019' ? await import('ajv/dist/2019.js') : await import('ajv/dist/2020.js');
+      return new (ajvClass(module))(options);
+    })();
+    engines.set(draft, found);
+  }
+  return found;
+}
+
+/**
+ * A validator for `schema` (cached per schema object). Rejects with a plain Error naming
+ * the problem when the schema itself is not valid JSON Schema.
+ */
+export async function schemaValidator(schema: JsonSchema): Promise<SchemaValidator> {
+  const cached = compiled.get(schema);
+  if (cached) return cached;
+  const draft = draftOf(schema);
+  // Draft-04 and older meta-schemas are not bundled; validate such schemas as draft-07.
+  const validate = (await engine(draft)).compile(draft === '07' ? withoutOldDraft(schema) : schema);
+  const validator: SchemaValidator = (value) =>
+    validate(value)
+      ? []
+      : (validate.errors ?? []).map((error) => ({
+          path: error.instancePath,
+          message: describeAjvError(error),
+          keyword: error.keyword,
+        }));
+  compiled.set(schema, validator);
+  return validator;
+}
+
+/** Ajv is CommonJS: Node's ESM import puts the class at `default`, and Ajv's own `default` beside it. */
+function ajvClass(module: unknown): new (options: object) => AjvLike {
+  const outer = (module as { default: unknown }).default as { default?: unknown };
+  return (typeof outer.default === 'function' ? outer.default : outer) as new (options: object) => AjvLike;
+}
+
+function withoutOldDraft(schema: JsonSchema): JsonSchema {
+  if (typeof schema.$schema !== 'string' || schema.$schema.includes('draft-07')) return schema;
+  const { $schema: _old, ...rest } = schema;
+  return rest;
+}
+
+function describeAjvError(error: NonNullable<AjvValidate['errors']>[number]): string {
+  const params = error.params ?? {};
+  if (error.keyword === 'additionalProperties') return `has unknown property ${JSON.stringify(params.additionalProperty)}`;
+  if (error.keyword === 'required') return `misses required property ${JSON.stringify(params.missingProperty)}`;
+  return error.message ?? error.keyword;
+}

@@ -1,0 +1,82 @@
+/**
+ * Run the conformance suite against one executable: json_spec first (what it learns
+ * shapes the rest), then every other check, runs limited to a few at a time.
+ */
+import { resolveCommand } from '../client/command.js';
+import { describeChecks } from './checks/describe.js';
+import { fewShotChecks } from './checks/few-shots.js';
+import { fileChecks } from './checks/file.js';
+import { inputChecks } from './checks/input.js';
+import { schemaChecks } from './checks/schema.js';
+import { serviceChecks } from './checks/service.js';
+import { specCheck } from './checks/spec.js';
+import { transportChecks } from './checks/transport.js';
+import { CheckRun, skip, type CheckDef, type CheckGroup, type SuiteContext, type Verdict } from './check.js';
+import { createProber, defaultTmpRoot, trimEvidence, type Prober } from './probe.js';
+import type { CheckResult, CheckStatus, ConformanceOptions, ConformanceReport } from './types.js';
+
+/** The check groups, in report order. */
+export const CHECK_GROUPS: readonly CheckGroup[] = [describeChecks, serviceChecks, transportChecks, schemaChecks, inputChecks, fileChecks, fewShotChecks];
+
+const NEEDS_MESSAGES = {
+  spec: 'needs a readable json_spec (see check json_spec)',
+  schemas: 'needs inputSchema and outputSchema that compile (see check schema.valid)',
+  base: 'needs an input the inputSchema accepts: no few-shot input matched and none could be generated',
+} as const;
+
+export async function checkTool(command: readonly string[], options: ConformanceOptions = {}): Promise<ConformanceReport> {
+  if (command.length === 0) throw new TypeError('checkTool needs a command: a non-empty argv array');
+  const started = performance.now();
+  // Every run has its own temporary working directory: relative script paths must not depend on it.
+  const resolved = options.resolvePaths === false ? [...command] : resolveCommand(command);
+  const prober = createProber(
+    {
+      command: resolved,
+      timeoutMs: options.timeoutMs ?? 15_000,
+      maxOutputBytes: options.maxOutputBytes ?? 4 * 1024 * 1024,
+      tmpRoot: options.tmpRoot ?? defaultTmpRoot(),
+      env: options.env ?? {},
+      signal: options.signal,
+    },
+    Math.max(1, options.concurrency ?? 4),
+  );
+  const context: SuiteContext = {};
+  const selected = (check: CheckDef) => !options.only || check.id === specCheck.id || options.only.some((prefix) => check.id.startsWith(prefix));
+
+  const results: CheckResult[] = [await runCheck(specCheck, context, prober)];
+  const checks = CHECK_GROUPS.flatMap((group) => group(context)).filter(selected);
+  results.push(...(await Promise.all(checks.map((check) => runCheck(check, context, prober)))));
+
+  const summary: Record<CheckStatus, number> = { pass: 0, fail: 0, warn: 0, skip: 0 };
+  for (const result of results) summary[result.status]++;
+  return {
+    command: resolved,
+    ...(context.spec ? { tool: { name: context.spec.name, version: context.spec.version } } : {}),
+    results,
+    summary,
+    ok: summary.fail === 0,
+    durationMs: Math.round(performance.now() - started),
+  };
+}
+
+async function runCheck(check: CheckDef, context: SuiteContext, prober: Prober): Promise<CheckResult> {
+  const t = new CheckRun(context, prober);
+  let verdict: Verdict;
+  const missing = (check.needs ?? []).find((need) => !has(context, need));
+  if (missing) {
+    verdict = skip(NEEDS_MESSAGES[missing]);
+  } else {
+    try {
+      verdict = await check.run(t);
+    } catch (error) {
+      verdict = { status: 'fail', message: `the check could not complete: ${(error as Error).message}` };
+    }
+  }
+  return { id: check.id, title: check.title, ...verdict, evidence: t.evidence.map(trimEvidence) };
+}
+
+function has(context: SuiteContext, need: 'spec' | 'schemas' | 'base'): boolean {
+  if (need === 'spec') return context.spec !== undefined;
+  if (need === 'schemas') return context.validateInput !== undefined && context.validateOutput !== undefined;
+  return context.base !== undefined;
+}

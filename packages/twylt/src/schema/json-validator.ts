@@ -1,0 +1,454 @@
+/**
+ * A small validator for the JSON Schema subset tools really use, producing TWYLT issues in
+ * declaration order and applying defaults, plus the closing of a schema for publication.
+ *
+ * Written by hand: no library reports Pydantic-shaped issues in declaration order and fills
+ * defaults without a compile step that would cost every tool call (see docs/schemas.md).
+ * Contracts are closed: an object schema without `additionalProperties` is treated, and
+ * published, as `additionalProperties: false`. A keyword outside the subset is refused
+ * when the schema is adapted, never ignored.
+ */
+import { fixedIssue, type Issue, type PathSegment } from '../protocol/issues.js';
+import type { JsonSchema, ValidationResult } from './adapter.js';
+import { SchemaError } from './errors.js';
+import { issues, unionIssues, type JsonType } from './issues.js';
+
+type Node = JsonSchema | boolean;
+
+/** The keywords the validator reads, typed once. */
+interface Keywords {
+  $ref?: string;
+  type?: JsonType | JsonType[];
+  const?: unknown;
+  enum?: unknown[];
+  properties?: Record<string, Node>;
+  required?: string[];
+  additionalProperties?: Node;
+  propertyNames?: Node;
+  items?: Node;
+  prefixItems?: Node[];
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  multipleOf?: number;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  minItems?: number;
+  maxItems?: number;
+  uniqueItems?: boolean;
+  anyOf?: Node[];
+  oneOf?: Node[];
+  allOf?: Node[];
+  not?: Node;
+  default?: unknown;
+}
+
+/** Keywords that only describe: kept in publication, never checked. `format` is an annotation in 2020-12. */
+const ANNOTATIONS = new Set([
+  '$schema', '$id', '$comment', '$defs', 'definitions', 'title', 'description', 'default', 'examples',
+  'deprecated', 'readOnly', 'writeOnly', 'format', 'contentEncoding', 'contentMediaType',
+]);
+const JSON_TYPES = new Set<string>(['integer', 'number', 'string', 'boolean', 'object', 'array', 'null']);
+const SUBSCHEMA = new Set(['additionalProperties', 'propertyNames', 'items', 'not']);
+const SUBSCHEMA_LISTS = new Set(['prefixItems', 'anyOf', 'oneOf', 'allOf']);
+const SUBSCHEMA_MAPS = new Set(['properties', '$defs', 'definitions']);
+const NUMBERS = new Set(['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf']);
+const COUNTS = new Set(['minLength', 'maxLength', 'minItems', 'maxItems']);
+
+const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A JSON object value (a Date or anything with toJSON is not one). */
+function isJsonObject(v: unknown): v is Record<string, unknown> {
+  return isRecord(v) && typeof (v as { toJSON?: unknown }).toJSON !== 'function';
+}
+
+/** An object schema gets closed: it says `type: "object"` or declares properties. */
+export function isObjectSchema(node: Node): boolean {
+  if (typeof node !== 'object') return false;
+  const type = node.type;
+  return type === 'object' || (Array.isArray(type) && type.includes('object')) || isRecord(node.properties);
+}
+
+/** A copy of `node` with `additionalProperties: false` on every object schema lacking the keyword. */
+export function closeJsonSchema(node: Node): Node {
+  if (typeof node !== 'object') return node;
+  const out: JsonSchema = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (SUBSCHEMA.has(key)) out[key] = closeJsonSchema(value as Node);
+    else if (SUBSCHEMA_LISTS.has(key) && Array.isArray(value)) out[key] = value.map((v) => closeJsonSchema(v as Node));
+    else if (SUBSCHEMA_MAPS.has(key) && isRecord(value)) {
+      const map: JsonSchema = {};
+      for (const [name, sub] of Object.entries(value)) map[name] = closeJsonSchema(sub as Node);
+      out[key] = map;
+    } else out[key] = value;
+  }
+  if (isObjectSchema(node) && !hasOwn(node, 'additionalProperties')) out.additionalProperties = false;
+  return out;
+}
+
+function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k) => hasOwn(b, k) && jsonEqual((a as JsonSchema)[k], (b as JsonSchema)[k]));
+}
+
+function hasType(value: unknown, type: string): boolean {
+  switch (type) {
+    case 'null': return value === null;
+    case 'boolean': return typeof value === 'boolean';
+    case 'string': return typeof value === 'string';
+    case 'number': return typeof value === 'number' && Number.isFinite(value);
+    case 'integer': return Number.isInteger(value);
+    case 'array': return Array.isArray(value);
+    default: return isJsonObject(value);
+  }
+}
+
+/** Unicode code points, as JSON Schema counts string lengths. */
+function codePoints(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) { n--; i++; }
+    }
+  }
+  return n;
+}
+
+const copyDefault = (value: unknown): unknown => (typeof value === 'object' && value !== null ? structuredClone(value) : value);
+
+interface Tag {
+  key: string;
+  values: unknown[];
+}
+
+type Mode = 'check' | 'build';
+
+export class JsonValidator {
+  private readonly patterns = new Map<string, RegExp>();
+  private readonly tags = new WeakMap<object, Tag | null>();
+
+  /** Inspects the whole schema now: an unsupported keyword or a broken `$ref` throws a SchemaError. */
+  constructor(private readonly root: Node) {
+    this.inspect(root, '#', new Set());
+  }
+
+  /**
+   * Validates a JSON value. With `applyDefaults`, the accepted value comes back rebuilt in
+   * declaration order with defaults filled in; otherwise only the verdict matters.
+   */
+  validate(value: unknown, applyDefaults: boolean): ValidationResult {
+    const out: Issue[] = [];
+    const result = this.check(this.root, value, [], out, applyDefaults ? 'build' : 'check');
+    return out.length === 0 ? { ok: true, value: result } : { ok: false, issues: out };
+  }
+
+  // --- adapt time -------------------------------------------------------------------------
+
+  private inspect(node: Node, at: string, seen: Set<object>): void {
+    if (typeof node === 'boolean') return;
+    if (!isRecord(node)) throw new SchemaError(`${at}: a schema must be an object or a boolean`);
+    if (seen.has(node)) return;
+    seen.add(node);
+    for (const [key, value] of Object.entries(node)) {
+      const where = `${at}/${key}`;
+      if (key.startsWith('x-') || (ANNOTATIONS.has(key) && key !== '$defs' && key !== 'definitions')) {
+        if (key === '$id' && at !== '#') throw new SchemaError(`${where}: "$id" is only supported on the root schema`);
+        continue;
+      }
+      if (SUBSCHEMA.has(key)) {
+        if (key === 'items' && Array.isArray(value)) throw new SchemaError(`${where}: "items" as an array (draft-07 tuples) is not supported; use "prefixItems"`);
+        this.inspect(value as Node, where, seen);
+      } else if (SUBSCHEMA_LISTS.has(key)) {
+        if (!Array.isArray(value)) throw new SchemaError(`${where}: must be an array of schemas`);
+        value.forEach((v, i) => this.inspect(v as Node, `${where}/${i}`, seen));
+      } else if (SUBSCHEMA_MAPS.has(key)) {
+        if (!isRecord(value)) throw new SchemaError(`${where}: must be an object of schemas`);
+        for (const [name, sub] of Object.entries(value)) this.inspect(sub as Node, `${where}/${name}`, seen);
+      } else if (NUMBERS.has(key)) {
+        if (typeof value !== 'number' || !Number.isFinite(value)) throw new SchemaError(`${where}: must be a number (the draft-04 boolean form is not supported)`);
+        if (key === 'multipleOf' && value <= 0) throw new SchemaError(`${where}: must be greater than 0`);
+      } else if (COUNTS.has(key)) {
+        if (!Number.isInteger(value) || (value as number) < 0) throw new SchemaError(`${where}: must be a non-negative integer`);
+      } else if (key === 'type') {
+        const types = Array.isArray(value) ? value : [value];
+        if (types.length === 0 || !types.every((t) => JSON_TYPES.has(t as string))) throw new SchemaError(`${where}: unknown type ${JSON.stringify(value)}`);
+      } else if (key === 'required') {
+        if (!Array.isArray(value) || !value.every((k) => typeof k === 'string')) throw new SchemaError(`${where}: must be an array of strings`);
+      } else if (key === 'enum') {
+        if (!Array.isArray(value)) throw new SchemaError(`${where}: must be an array`);
+      } else if (key === 'uniqueItems') {
+        if (typeof value !== 'boolean') throw new SchemaError(`${where}: must be a boolean`);
+      } else if (key === 'pattern') {
+        if (typeof value !== 'string') throw new SchemaError(`${where}: must be a string`);
+        this.regex(value, where);
+      } else if (key === '$ref') {
+        if (typeof value !== 'string') throw new SchemaError(`${where}: must be a string`);
+        this.resolve(value, where);
+      } else if (key !== 'const') {
+        throw new SchemaError(`${where}: the JSON Schema keyword "${key}" is not supported (twylt refuses what it cannot enforce)`);
+      }
+    }
+    const all = (node as Keywords).allOf;
+    if (all && all.filter((m) => isObjectSchema(this.deref(m))).length > 1) {
+      throw new SchemaError(`${at}/allOf: combining object schemas with allOf cannot be closed; merge their properties into one object schema`);
+    }
+  }
+
+  private regex(pattern: string, where = 'pattern'): RegExp {
+    let regex = this.patterns.get(pattern);
+    if (regex) return regex;
+    try {
+      regex = new RegExp(pattern, 'u');
+    } catch {
+      try {
+        regex = new RegExp(pattern);
+      } catch (error) {
+        throw new SchemaError(`${where}: invalid regular expression: ${(error as Error).message}`);
+      }
+    }
+    this.patterns.set(pattern, regex);
+    return regex;
+  }
+
+  /** Local references only: `#`, `#/$defs/...`, `#/definitions/...` (any JSON pointer into the root). */
+  private resolve(ref: string, where = '$ref'): Node {
+    if (ref !== '#' && !ref.startsWith('#/')) throw new SchemaError(`${where}: only local references ("#/$defs/...") are supported, not ${JSON.stringify(ref)}`);
+    let node: unknown = this.root;
+    for (const raw of ref === '#' ? [] : ref.slice(2).split('/')) {
+      const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+      node = isRecord(node) && hasOwn(node, key) ? node[key] : Array.isArray(node) ? node[Number(key)] : undefined;
+      if (node === undefined) throw new SchemaError(`${where}: cannot resolve ${JSON.stringify(ref)}`);
+    }
+    if (typeof node !== 'boolean' && !isRecord(node)) throw new SchemaError(`${where}: ${JSON.stringify(ref)} is not a schema`);
+    return node;
+  }
+
+  private deref(node: Node): Node {
+    let current = node;
+    for (let hops = 0; typeof current === 'object' && typeof current.$ref === 'string' && hops < 32; hops++) current = this.resolve(current.$ref);
+    return current;
+  }
+
+  // --- validation -------------------------------------------------------------------------
+
+  private check(node: Node, value: unknown, path: PathSegment[], out: Issue[], mode: Mode): unknown {
+    if (node === true) return value;
+    if (node === false) {
+      out.push(issues.notAllowed(path, value));
+      return value;
+    }
+    const s = node as Keywords;
+    const before = out.length;
+    if (s.$ref !== undefined) {
+      value = this.check(this.resolve(s.$ref), value, path, out, mode);
+      if (out.length > before) return value;
+    }
+    if (s.type !== undefined && !this.checkType(s.type, value, path, out)) return value;
+    if (hasOwn(s, 'const') && !jsonEqual(s.const, value)) {
+      out.push(issues.literal(path, [s.const], value));
+      return value;
+    }
+    if (s.enum !== undefined && !s.enum.some((e) => jsonEqual(e, value))) {
+      out.push(issues.enumeration(path, s.enum, value));
+      return value;
+    }
+    if (typeof value === 'number') this.checkNumber(s, value, path, out);
+    else if (typeof value === 'string') this.checkString(s, value, path, out);
+    else if (Array.isArray(value)) value = this.checkArray(s, value, path, out, mode);
+    else if (isJsonObject(value)) value = this.checkObject(s, value, path, out, mode);
+    if (out.length > before) return value;
+
+    if (s.allOf) for (const member of s.allOf) value = this.check(member, value, path, out, mode);
+    if (s.anyOf) value = this.checkUnion(s.anyOf, false, value, path, out, mode);
+    if (s.oneOf) value = this.checkUnion(s.oneOf, true, value, path, out, mode);
+    if (s.not !== undefined && out.length === before && this.accepts(s.not, value)) out.push(issues.notAllowed(path, value));
+    return value;
+  }
+
+  private accepts(node: Node, value: unknown): boolean {
+    const scratch: Issue[] = [];
+    this.check(node, value, [], scratch, 'check');
+    return scratch.length === 0;
+  }
+
+  private checkType(type: JsonType | JsonType[], value: unknown, path: PathSegment[], out: Issue[]): boolean {
+    if (typeof type === 'string') {
+      if (hasType(value, type)) return true;
+      out.push(issues.type(path, type, value));
+      return false;
+    }
+    if (type.some((t) => hasType(value, t))) return true;
+    const expected = type.filter((t) => t !== 'null' && !(t === 'integer' && type.includes('number')));
+    if (expected.length === 1) out.push(issues.type(path, expected[0], value));
+    else if (expected.length === 0) out.push(issues.type(path, 'null', value));
+    else out.push(issues.noUnionMatch(path, value));
+    return false;
+  }
+
+  /** One issue per value: the first failing bound, in a fixed order (see issues.ts). */
+  private checkNumber(s: Keywords, value: number, path: PathSegment[], out: Issue[]): void {
+    if (s.minimum !== undefined && !(value >= s.minimum)) out.push(issues.bound(path, 'greater_than_equal', s.minimum, value));
+    else if (s.exclusiveMinimum !== undefined && !(value > s.exclusiveMinimum)) out.push(issues.bound(path, 'greater_than', s.exclusiveMinimum, value));
+    else if (s.maximum !== undefined && !(value <= s.maximum)) out.push(issues.bound(path, 'less_than_equal', s.maximum, value));
+    else if (s.exclusiveMaximum !== undefined && !(value < s.exclusiveMaximum)) out.push(issues.bound(path, 'less_than', s.exclusiveMaximum, value));
+    else if (s.multipleOf !== undefined && !Number.isInteger(value / s.multipleOf)) out.push(issues.multipleOf(path, s.multipleOf, value));
+  }
+
+  private checkString(s: Keywords, value: string, path: PathSegment[], out: Issue[]): void {
+    const length = s.minLength !== undefined || s.maxLength !== undefined ? codePoints(value) : 0;
+    if (s.minLength !== undefined && length < s.minLength) out.push(issues.stringTooShort(path, s.minLength, value));
+    else if (s.maxLength !== undefined && length > s.maxLength) out.push(issues.stringTooLong(path, s.maxLength, value));
+    else if (s.pattern !== undefined && !this.regex(s.pattern).test(value)) out.push(issues.pattern(path, s.pattern, value));
+  }
+
+  /** Items first; the array's own size checks only when its items are fine. */
+  private checkArray(s: Keywords, array: unknown[], path: PathSegment[], out: Issue[], mode: Mode): unknown[] {
+    const before = out.length;
+    const prefix = s.prefixItems ?? [];
+    let result = array;
+    for (let i = 0; i < array.length; i++) {
+      const item = i < prefix.length ? prefix[i] : s.items;
+      if (item === undefined) continue;
+      if (item === false) {
+        out.push(issues.tooLong(path, prefix.length, array));
+        break;
+      }
+      path.push(i);
+      const checked = this.check(item, array[i], path, out, mode);
+      path.pop();
+      if (checked !== array[i] && mode === 'build') {
+        if (result === array) result = array.slice();
+        result[i] = checked;
+      }
+    }
+    if (out.length > before) return array;
+    if (s.minItems !== undefined && array.length < s.minItems) out.push(issues.tooShort(path, s.minItems, array));
+    else if (s.maxItems !== undefined && array.length > s.maxItems) out.push(issues.tooLong(path, s.maxItems, array));
+    else if (s.uniqueItems && array.some((x, i) => array.findIndex((y) => jsonEqual(x, y)) !== i)) out.push(issues.uniqueItems(path, array));
+    return result;
+  }
+
+  /**
+   * Declared fields in declaration order (missing ones reported with the whole object),
+   * then the other keys in input order. An absent `additionalProperties` means closed.
+   */
+  private checkObject(s: Keywords, object: Record<string, unknown>, path: PathSegment[], out: Issue[], mode: Mode): Record<string, unknown> {
+    const before = out.length;
+    const properties = s.properties ?? {};
+    const required = s.required ?? [];
+    const result: Record<string, unknown> | undefined = mode === 'build' ? {} : undefined;
+    for (const key of Object.keys(properties)) {
+      const sub = properties[key];
+      path.push(key);
+      if (object[key] !== undefined && hasOwn(object, key)) {
+        const checked = this.check(sub, object[key], path, out, mode);
+        if (result) result[key] = checked;
+      } else if (required.includes(key)) {
+        out.push(fixedIssue(path, 'required', object));
+      } else if (result && typeof sub === 'object' && hasOwn(sub, 'default')) {
+        result[key] = copyDefault(sub.default);
+      }
+      path.pop();
+    }
+    for (const key of required) {
+      if (!hasOwn(properties, key) && (object[key] === undefined || !hasOwn(object, key))) {
+        path.push(key);
+        out.push(fixedIssue(path, 'required', object));
+        path.pop();
+      }
+    }
+    const additional = s.additionalProperties ?? !isObjectSchema(s as JsonSchema);
+    for (const key of Object.keys(object)) {
+      if (hasOwn(properties, key) || object[key] === undefined) continue;
+      path.push(key);
+      if (s.propertyNames !== undefined && !this.accepts(s.propertyNames, key)) out.push(issues.invalidKey(path, key));
+      else if (additional === false) out.push(fixedIssue(path, 'unknown_field', object[key]));
+      else if (additional === true) {
+        if (result) result[key] = object[key];
+      } else {
+        const checked = this.check(additional, object[key], path, out, mode);
+        if (result) result[key] = checked;
+      }
+      path.pop();
+    }
+    return result && out.length === before ? result : object;
+  }
+
+  private checkUnion(members: Node[], exclusive: boolean, value: unknown, path: PathSegment[], out: Issue[], mode: Mode): unknown {
+    const tag = isJsonObject(value) ? this.tagOf(members) : null;
+    if (tag && isJsonObject(value)) {
+      if (value[tag.key] === undefined) {
+        out.push(issues.tagNotFound(path, tag.key, value));
+        return value;
+      }
+      const index = tag.values.findIndex((v) => jsonEqual(v, value[tag.key]));
+      if (index === -1) {
+        out.push(issues.tagInvalid(path, tag.key, tag.values, value));
+        return value;
+      }
+      return this.check(members[index], value, path, out, mode);
+    }
+    const failures: Issue[][] = [];
+    let result = value;
+    let matches = 0;
+    for (const member of members) {
+      const sub: Issue[] = [];
+      const checked = this.check(member, value, path, sub, mode);
+      if (sub.length === 0) {
+        if (!exclusive) return checked;
+        if (matches++ === 0) result = checked;
+      }
+      failures.push(sub);
+    }
+    if (matches === 1) return result;
+    if (matches > 1) out.push(issues.ambiguousUnion(path, value));
+    else {
+      out.push(...unionIssues(path, value, members.map((m, i) => {
+        const target = this.deref(m);
+        const t = typeof target === 'object' ? (target as Keywords) : {};
+        const literals = hasOwn(t, 'const') ? [t.const] : t.enum;
+        const nullOnly = t.type === 'null' || (hasOwn(t, 'const') && t.const === null);
+        return { issues: failures[i], nullOnly, literals };
+      })));
+    }
+    return value;
+  }
+
+  /** An implicit discriminator: a required property every alternative fixes to its own constant. */
+  private tagOf(members: Node[]): Tag | null {
+    const cached = this.tags.get(members);
+    if (cached !== undefined) return cached;
+    let tag: Tag | null = null;
+    const objects = members.map((m) => this.deref(m));
+    if (objects.length > 1 && objects.every((o) => typeof o === 'object' && isRecord(o.properties))) {
+      const schemas = objects as Keywords[];
+      const fixed = (o: Keywords, key: string): { ok: boolean; value?: unknown } => {
+        const p = o.properties?.[key];
+        if (typeof p !== 'object' || !o.required?.includes(key)) return { ok: false };
+        const target = this.deref(p) as Keywords;
+        if (hasOwn(target, 'const')) return { ok: true, value: target.const };
+        if (target.enum?.length === 1) return { ok: true, value: target.enum[0] };
+        return { ok: false };
+      };
+      for (const key of Object.keys(schemas[0].properties ?? {})) {
+        const values = schemas.map((o) => fixed(o, key));
+        if (values.every((v) => v.ok) && new Set(values.map((v) => JSON.stringify(v.value))).size === values.length) {
+          tag = { key, values: values.map((v) => v.value) };
+          break;
+        }
+      }
+    }
+    this.tags.set(members, tag);
+    return tag;
+  }
+}

@@ -1,0 +1,48 @@
+/** The default `requirements` of a tool that declares none (docs/bootstrap.md). */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { defaultRequirements, markToolEntryFile, toolEntryFile } from '../../packages/twylt/src/bootstrap/default-requirements.js';
+
+const root = mkdtempSync(join(tmpdir(), 'twylt-requirements-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function folder(name: string, manifest?: string): string {
+  const dir = join(root, name);
+  mkdirSync(join(dir, 'src', 'deep'), { recursive: true });
+  if (manifest !== undefined) writeFileSync(join(dir, 'package.json'), manifest);
+  return dir;
+}
+
+describe('default requirements', () => {
+  it('are the dependencies of the nearest package.json, as npm-style JSON text', () => {
+    const dir = folder('with-deps', JSON.stringify({ name: 'x', dependencies: { zod: '^4.0.0', twylt: '0.1.0' }, devDependencies: { vitest: '4' } }));
+    expect(defaultRequirements(join(dir, 'src', 'deep', 'tool.ts'))).toEqual({
+      tool: 'npm',
+      format: 'package.json',
+      content: '{\n  "dependencies": {\n    "zod": "^4.0.0",\n    "twylt": "0.1.0"\n  }\n}',
+    });
+  });
+
+  it('stop at the nearest package.json even when it declares no dependencies', () => {
+    const outer = folder('outer', JSON.stringify({ dependencies: { zod: '4' } }));
+    writeFileSync(join(outer, 'src', 'package.json'), '\uFEFF{"type": "module"}');
+    expect(defaultRequirements(join(outer, 'src', 'deep', 'tool.mjs')).content).toBe('{\n  "dependencies": {}\n}');
+  });
+
+  it('name the file when the nearest package.json is malformed', () => {
+    const dir = folder('malformed', '{"dependencies": ');
+    expect(() => defaultRequirements(join(dir, 'tool.ts'))).toThrow(
+      expect.objectContaining({ name: 'InvalidPackageJson', message: expect.stringContaining(join(dir, 'package.json')) }),
+    );
+    const wrongShape = folder('wrong-shape', '{"dependencies": ["zod"]}');
+    expect(() => defaultRequirements(join(wrongShape, 'tool.ts'))).toThrow(/must map package names to version strings/);
+  });
+
+  it('the tool entry file is the one a launcher marked, else the main script', () => {
+    expect(toolEntryFile()).toBe(process.argv[1]);
+    markToolEntryFile('/somewhere/tool.ts');
+    expect(toolEntryFile()).toBe('/somewhere/tool.ts');
+  });
+});

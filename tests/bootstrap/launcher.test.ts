@@ -1,0 +1,316 @@
+/**
+ * The launcher (`runToolFile` from twylt/bootstrap) as a real process: PROTOCOL.md section 6.
+ * Build first: `npm run build -w twylt` (the launchers import the built package).
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorOf, ROOT, run, type Finished } from '../support/process.js';
+import { FIXTURES, NODE_TSX, sandbox, TRACE, traced, type Sandbox } from './sandbox.js';
+
+const NEEDS_DEP = join(FIXTURES, 'needs-dep');
+const DEFINE_TOOL = join(FIXTURES, 'define-tool');
+
+const SHOUT_REQUIREMENTS = {
+  tool: 'npm',
+  format: 'package.json',
+  content: '{"dependencies":{"bootstrap-fixture-dep":"1.0.0","twylt":"0.1.0","zod":"4.6.7"}}',
+};
+const SHOUT_STATIC_SPEC = {
+  format_version: '1.8',
+  name: 'shout',
+  version: '2.1.0',
+  description: 'Upper-case the text — with a dependency that may be missing.',
+  requirements: SHOUT_REQUIREMENTS,
+  inputSchema: {},
+  outputSchema: {},
+  few_shots: [{ input: { text: 'hi' }, output: { text: 'HI!' } }],
+};
+/** define-tool/tool.mjs declares no requirements: its package.json's dependencies stand in. */
+const DEFINE_TOOL_REQUIREMENTS = {
+  tool: 'npm',
+  format: 'package.json',
+  content: JSON.stringify({ dependencies: { 'bootstrap-fixture-dep': '1.0.0', twylt: '0.1.0', zod: '4.6.7' } }, null, 2),
+};
+
+type Transport = 'cli' | 'stdin' | 'env';
+const TRANSPORTS: Transport[] = ['cli', 'stdin', 'env'];
+
+/** Asks `mode` through one transport. */
+function ask(argv: string[], mode: string, transport: Transport, cwd?: string): Promise<Finished> {
+  const payload = JSON.stringify({ describe: mode });
+  if (transport === 'cli') return run([...argv, payload], { cwd });
+  if (transport === 'stdin') return run(argv, { input: payload, cwd });
+  return run(argv, { env: { INPUT_DESCRIBE: mode }, cwd });
+}
+
+function json(result: Finished): unknown {
+  expect(result.stdout.endsWith('}\n') || result.stdout.endsWith(']\n'), result.stdout).toBe(true);
+  return JSON.parse(result.stdout);
+}
+
+describe('a tool whose business dependency is not installed', () => {
+  const launcher = [...NODE_TSX, join(NEEDS_DEP, 'launcher.mjs')];
+
+  it('answers requirements and json_spec from its source, through every transport, exit 0', async () => {
+    for (const transport of TRANSPORTS) {
+      const requirements = await ask(launcher, 'requirements', transport);
+      expect(requirements, transport).toMatchObject({ code: 0, stderr: '' });
+      expect(json(requirements)).toEqual(SHOUT_REQUIREMENTS);
+
+      const spec = await ask(launcher, 'json_spec', transport);
+      expect(spec, transport).toMatchObject({ code: 0, stderr: '' });
+      // Exact text: key order and two-space indentation of PROTOCOL.md sections 2 and 5.
+      expect(spec.stdout).toBe(`${JSON.stringify(SHOUT_STATIC_SPEC, null, 2)}\n`);
+    }
+  });
+
+  it('fails natively on normal execution and other describe modes, exactly as the tool itself does', async () => {
+    const missing = /Error \[ERR_MODULE_NOT_FOUND\]: Cannot find package 'bootstrap-fixture-dep' imported from .*needs-dep\/tool\.ts/;
+    const direct = await run([...NODE_TSX, join(NEEDS_DEP, 'tool.ts'), '{"text": "hi"}']);
+    expect(direct.code).toBe(1);
+    expect(direct.stderr).toMatch(missing);
+    for (const payload of ['{"text": "hi"}', '{"describe": "schema"}', '{"describe": "brief"}']) {
+      const viaLauncher = await run([...launcher, payload]);
+      expect(viaLauncher, payload).toMatchObject({ code: 1, stdout: '' });
+      expect(viaLauncher.stderr).toMatch(missing);
+    }
+  });
+
+  it('a defineTool tool in JavaScript: default requirements from package.json, non-literal fields at their defaults', async () => {
+    const js = [process.execPath, join(DEFINE_TOOL, 'launcher.mjs')];
+    expect(json(await run([...js, '{"describe": "requirements"}']))).toEqual(DEFINE_TOOL_REQUIREMENTS);
+    const spec = await run(js, { env: { INPUT_DESCRIBE: 'json_spec' } });
+    expect(spec).toMatchObject({ code: 0, stderr: '' });
+    expect(json(spec)).toEqual({
+      format_version: '1.8',
+      name: 'shout_js',
+      version: '0.3.0',
+      description: '',
+      requirements: DEFINE_TOOL_REQUIREMENTS,
+      inputSchema: {},
+      outputSchema: {},
+      few_shots: [{ input: { text: 'a' }, output: { text: 'A!' } }],
+    });
+  });
+
+  it('says on stderr what it could not read, with --debug or TWYLT_DEBUG only', async () => {
+    const js = [process.execPath, join(DEFINE_TOOL, 'launcher.mjs')];
+    const notes = [
+      `twylt bootstrap: ${join(DEFINE_TOOL, 'tool.mjs')}:12:16: description of defineTool(...) is not a literal (a template string with substitutions)`,
+      `twylt bootstrap: ${join(DEFINE_TOOL, 'tool.mjs')}: requirements not declared; derived from the nearest package.json`,
+    ];
+    const flagged = await run([...js, '--debug', '{"describe": "json_spec"}']);
+    expect(flagged.code).toBe(0);
+    expect(flagged.stderr.split('\n').filter(Boolean)).toEqual(notes);
+    const fromEnv = await run(js, { env: { INPUT_DESCRIBE: 'requirements', TWYLT_DEBUG: 'yes' } });
+    expect(fromEnv.stderr).toContain(notes[0]);
+    expect(fromEnv.stdout).toBe((await run([...js, '{"describe": "requirements"}'])).stdout);
+  });
+});
+
+describe('with the dependency installed, the launcher answers as the tool itself', () => {
+  let ts: Sandbox;
+  let js: Sandbox;
+  beforeAll(() => {
+    ts = sandbox({ fixture: 'needs-dep', twylt: 'link', zod: true, dependency: true });
+    js = sandbox({ fixture: 'define-tool', twylt: 'link', zod: true, dependency: true });
+  });
+  afterAll(() => {
+    ts?.remove();
+    js?.remove();
+  });
+
+  it('every describe mode, and requirements and json_spec through every transport (JavaScript tool)', async () => {
+    const launcher = [process.execPath, join(js.dir, 'launcher.mjs')];
+    const tool = [process.execPath, join(js.dir, 'tool.mjs')];
+    const asks: [string, Transport][] = [
+      ...['brief', 'schema', 'few_shots'].map((mode): [string, Transport] => [mode, 'cli']),
+      ...['requirements', 'json_spec'].flatMap((mode) => TRANSPORTS.map((transport): [string, Transport] => [mode, transport])),
+    ];
+    for (const [mode, transport] of asks) {
+      const own = await ask(tool, mode, transport, js.dir);
+      const launched = await ask(launcher, mode, transport, js.dir);
+      expect(own, `${mode} ${transport}`).toMatchObject({ code: 0, stderr: '' });
+      expect(launched, `${mode} ${transport}`).toEqual(own);
+    }
+    // The tool's own default requirements are the launcher's: derived from the same package.json.
+    expect(json(await run([...launcher, '{"describe": "requirements"}'], { cwd: js.dir }))).toEqual(DEFINE_TOOL_REQUIREMENTS);
+  });
+
+  it('requirements, json_spec and schema of a TypeScript tool', async () => {
+    const launcher = [...NODE_TSX, join(ts.dir, 'launcher.mjs')];
+    const tool = [...NODE_TSX, join(ts.dir, 'tool.ts')];
+    for (const mode of ['requirements', 'json_spec', 'schema']) {
+      const own = await ask(tool, mode, 'cli', ts.dir);
+      expect(own, mode).toMatchObject({ code: 0, stderr: '' });
+      expect(await ask(launcher, mode, 'cli', ts.dir), mode).toEqual(own);
+    }
+    // The loaded tool publishes real schemas: the static fallback is not in play.
+    const spec = json(await ask(launcher, 'json_spec', 'cli', ts.dir)) as Record<string, any>;
+    expect(spec.inputSchema).toMatchObject({ type: 'object', $id: 'ShoutInput', 'x-schema-version': '1.0.0' });
+  });
+
+  it('normal execution: stdin read by the launcher reaches the tool unchanged; CLI and file mode work too', async () => {
+    const launcher = [...NODE_TSX, join(ts.dir, 'launcher.mjs')];
+    const viaStdin = await run(launcher, { input: '  {"text": "héllo"}\n', cwd: ts.dir });
+    expect(viaStdin).toMatchObject({ code: 0, stderr: '', stdout: '{\n  "text": "HÉLLO!"\n}\n' });
+    // A null describe is dropped before validation, as in the tool.
+    const viaCli = await run([...launcher, '{"text": "a", "describe": null}'], { cwd: ts.dir });
+    expect(viaCli).toMatchObject({ code: 0, stdout: '{\n  "text": "A!"\n}\n' });
+
+    writeFileSync(join(ts.dir, 'input.json'), '{"text": "file"}');
+    const fileMode = await run(launcher, { cwd: ts.dir });
+    expect(fileMode).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(readFileSync(join(ts.dir, 'output.json'), 'utf8')).toBe('{\n  "text": "FILE!"\n}');
+  });
+
+  it('errors, service options and INPUT_DESCRIBE in file mode are the tool’s own', async () => {
+    const launcher = [process.execPath, join(js.dir, 'launcher.mjs')];
+    const tool = [process.execPath, join(js.dir, 'tool.mjs')];
+    const cases: [string[], Record<string, string>, string?][] = [
+      [['{"describe": "nope"}'], {}],
+      [['{"describe": 1}', '--error-format', 'human'], {}],
+      [['{"describe": "requirements"'], { INPUT_DESCRIBE: 'requirements' }],
+      [[], { INPUT_DESCRIBE: 'requirements' }, '[1]'],
+      [['--error-format=xml', '{"describe": "requirements"}'], {}],
+      [['{"text": 5}'], {}],
+      [['--version'], { INPUT_DESCRIBE: 'requirements' }, '{"describe": "json_spec"}'],
+      [['-h'], {}],
+      [['not-a-payload'], { INPUT_DESCRIBE: 'requirements' }, '   '],
+    ];
+    for (const [argv, env, input] of cases) {
+      const label = JSON.stringify([argv, env, input]);
+      const own = await run([...tool, ...argv], { env, input, cwd: js.dir });
+      const launched = await run([...launcher, ...argv], { env, input, cwd: js.dir });
+      expect(launched, label).toEqual(own);
+    }
+  });
+});
+
+describe('twylt installed, zod and every other dependency absent', () => {
+  let box: Sandbox;
+  let traceDir: string;
+  beforeAll(() => {
+    box = sandbox({ fixture: 'define-tool', twylt: 'copy' });
+    traceDir = mkdtempSync(join(tmpdir(), 'twylt-trace-'));
+  });
+  afterAll(() => {
+    box?.remove();
+    if (traceDir) rmSync(traceDir, { recursive: true, force: true });
+  });
+
+  async function traceRun(name: string, payload: string): Promise<{ result: Finished; loaded: string[] }> {
+    const file = join(traceDir, `${name}.txt`);
+    const result = await run([process.execPath, ...TRACE, join(box.dir, 'launcher.mjs'), payload], {
+      cwd: box.dir,
+      env: { TWYLT_TRACE_FILE: file },
+    });
+    return { result, loaded: traced(file) };
+  }
+
+  it('answers requirements, loading nothing but twylt/bootstrap and the parser', async () => {
+    expect(existsSync(join(box.dir, 'node_modules/zod'))).toBe(false);
+    const { result, loaded } = await traceRun('requirements', '{"describe": "requirements"}');
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(json(result)).toEqual(DEFINE_TOOL_REQUIREMENTS);
+
+    const ours = loaded.filter((url) => url.includes('/node_modules/twylt/dist/'));
+    expect(ours.some((url) => url.endsWith('/dist/bootstrap/index.js'))).toBe(true); // the trace works
+    expect(loaded.some((url) => url.includes('/@babel/parser/'))).toBe(true);
+    // Bootstrap, the protocol constants and the two pure run-loop modules it shares; no runtime, no schemas.
+    const dirs = new Set(ours.map((url) => url.replace(/.*\/dist\/([^/]+)\/.*/, '$1')));
+    expect([...dirs].sort()).toEqual(['bootstrap', 'protocol', 'tool']);
+    const toolModules = ours.filter((url) => url.includes('/dist/tool/')).map((url) => url.replace(/.*\/dist\/tool\//, ''));
+    expect(toolModules.sort()).toEqual(['hooks.js', 'options.js']);
+    expect(loaded.filter((url) => url.includes('zod') || url.endsWith('/tool.mjs'))).toEqual([]);
+  });
+
+  it('answers json_spec with {} schemas: loading the tool fails for the missing zod', async () => {
+    const { result, loaded } = await traceRun('json_spec', '{"describe": "json_spec"}');
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(json(result)).toMatchObject({ name: 'shout_js', requirements: DEFINE_TOOL_REQUIREMENTS, inputSchema: {}, outputSchema: {} });
+    expect(loaded.some((url) => url.endsWith('/tool.mjs'))).toBe(true); // it did try the tool
+  });
+
+  it('with zod available, requirements still never loads it', async () => {
+    const file = join(traceDir, 'repository.txt');
+    const result = await run([process.execPath, ...TRACE, join(DEFINE_TOOL, 'launcher.mjs'), '{"describe": "requirements"}'], {
+      env: { TWYLT_TRACE_FILE: file },
+    });
+    expect(result.code).toBe(0);
+    expect(existsSync(join(ROOT, 'node_modules/zod/package.json'))).toBe(true);
+    const loaded = traced(file);
+    expect(loaded.length).toBeGreaterThan(0);
+    expect(loaded.filter((url) => url.includes('/zod/') || url.includes('/dist/schema/') || url.endsWith('/dist/tool/run.js'))).toEqual([]);
+  });
+});
+
+describe('a tool that fails to load for another reason', () => {
+  const broken = [process.execPath, join(FIXTURES, 'broken/launcher.mjs')];
+
+  it('json_spec: a normalized describe error, exit 4, no stack trace unless asked', async () => {
+    const result = await run([...broken, '{"describe": "json_spec"}']);
+    expect(result).toMatchObject({ code: 4, stdout: '' });
+    expect(errorOf(result)).toEqual({
+      type: 'protocol_error',
+      source: 'twylt',
+      stage: 'describe',
+      message: 'Failed to process describe request',
+      exception: { type: 'RangeError', message: 'the configuration is incomplete' },
+    });
+
+    const human = await run([...broken, '--error-format', 'human'], { env: { INPUT_DESCRIBE: 'json_spec' } });
+    expect(human).toMatchObject({ code: 4, stdout: '', stderr: 'Failed to process describe request: RangeError: the configuration is incomplete\n' });
+
+    const debug = await run([...broken, '--debug'], { input: '{"describe": "json_spec"}' });
+    const error = errorOf(debug);
+    expect(Object.keys(error).at(-1)).toBe('traceback');
+    expect(error.traceback).toMatch(/^RangeError: the configuration is incomplete\n\s+at .*broken\/tool\.mjs:9/);
+  });
+
+  it('requirements are still answered from the source, since the tool is not loaded', async () => {
+    const result = await run([...broken, '{"describe": "requirements"}']);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(json(result)).toMatchObject({ tool: 'npm', format: 'package.json' });
+  });
+
+  it('normal execution fails natively', async () => {
+    const result = await run([...broken, '{}']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('RangeError: the configuration is incomplete');
+  });
+
+  it('a launcher pointing at a missing file: a describe error naming it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'twylt-launcher-'));
+    try {
+      writeFileSync(
+        join(dir, 'launcher.mjs'),
+        `import { runToolFile } from ${JSON.stringify(join(ROOT, 'packages/twylt/dist/bootstrap/index.js'))};\nawait runToolFile(${JSON.stringify(join(dir, 'gone.ts'))});\n`,
+      );
+      for (const mode of ['requirements', 'json_spec']) {
+        const result = await run([process.execPath, join(dir, 'launcher.mjs')], { env: { INPUT_DESCRIBE: mode } });
+        expect(result, mode).toMatchObject({ code: 4, stdout: '' });
+        expect(errorOf(result)).toMatchObject({
+          stage: 'describe',
+          exception: { type: 'ToolFileUnreadable', message: `Cannot read the tool file ${join(dir, 'gone.ts')}: ENOENT` },
+        });
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('examples/list_directory/launcher.mjs', () => {
+  it('answers every describe mode exactly as the tool itself', async () => {
+    const dir = join(ROOT, 'examples/list_directory');
+    for (const mode of ['requirements', 'json_spec', 'brief', 'schema', 'few_shots']) {
+      const own = await run([...NODE_TSX, join(dir, 'tool.ts'), JSON.stringify({ describe: mode })]);
+      const launched = await run([...NODE_TSX, join(dir, 'launcher.mjs'), JSON.stringify({ describe: mode })]);
+      expect(own.code, mode).toBe(0);
+      expect(launched, mode).toEqual(own);
+    }
+  });
+});

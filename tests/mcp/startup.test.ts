@@ -1,0 +1,128 @@
+/**
+ * Starting and stopping `twylt-mcp`: the command line, config files, and the refusals that
+ * name the tool at fault.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { run } from '../support/process.js';
+import { BRIDGE_CLI, SLEEPER, isRunning, startBridge, textOf, waitFor } from '../support/mcp.js';
+import { parseConfig } from 'twylt-mcp';
+
+const dir = mkdtempSync(join(tmpdir(), 'twylt-mcp-startup-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Run the bridge with stdin closed at once: it starts, or refuses to, and ends. */
+function bridge(...args: string[]) {
+  return run([process.execPath, BRIDGE_CLI, ...args]);
+}
+
+function configFile(name: string, content: unknown): string {
+  const file = join(dir, name);
+  writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
+  return file;
+}
+
+describe('starting', () => {
+  it('serves the tools, logs only to stderr, and ends when its stdin closes', async () => {
+    const result = await bridge('--', ...SLEEPER);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('twylt-mcp: serving sleeper');
+  });
+
+  it('runs config tools in the config file’s directory by default', async () => {
+    const served = await startBridge(['--config', 'tests/fixtures/mcp/tools.json']);
+    try {
+      const result = await served.client.callTool({ name: 'relative_sleeper', arguments: { action: 'wait' } });
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ tag: 'relative' });
+      expect(JSON.parse(textOf(result))).toEqual(result.structuredContent);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('prints its help and version', async () => {
+    const help = await bridge('--help');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: twylt-mcp \[options\] -- COMMAND/);
+    const version = await bridge('--version');
+    expect(version.stdout).toMatch(/^twylt-mcp \d+\.\d+\.\d+\n$/);
+  });
+});
+
+describe('stopping', () => {
+  it('kills the tools still running when its client goes away', async () => {
+    const served = await startBridge(['--', ...SLEEPER]);
+    const pidFile = join(dir, 'orphan.pid');
+    const pending = served.client.callTool({ name: 'sleeper', arguments: { action: 'wait', pid_file: pidFile, release_file: join(dir, 'never') } });
+    pending.catch(() => {}); // rejected by the close below
+    await waitFor(() => existsSync(pidFile), 'the call to start');
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    await served.close();
+    await waitFor(() => !isRunning(pid), `process ${pid} to end`);
+  });
+});
+
+describe('refusing to start', () => {
+  it('names a tool that cannot be described, and only that one', async () => {
+    const result = await bridge('--', ...SLEEPER, '--', '/nonexistent/twylt-tool', '--', process.execPath, '-e', 'process.exit(1)');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    const lines = result.stderr.trim().split('\n');
+    expect(lines[0]).toBe('twylt-mcp: cannot start:');
+    expect(lines.slice(1)).toEqual([
+      expect.stringMatching(/^cannot describe tool \(\/nonexistent\/twylt-tool\): cannot run .*ENOENT/),
+      expect.stringMatching(/^cannot describe tool \(.*node -e "process\.exit\(1\)"\): tool exited with 1, which is not a TWYLT exit code/),
+    ]);
+  });
+
+  it('names two tools that share a name', async () => {
+    const result = await bridge('--', ...SLEEPER, '--', ...SLEEPER);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('2 tools are named "sleeper"');
+    expect(result.stderr).toContain('rename all but one with "name" in a config file');
+  });
+
+  it('names the entry and field of a bad config file', async () => {
+    const file = configFile('bad.json', { tools: [{ command: [...SLEEPER], timeoutMs: 'soon', shell: true }] });
+    const result = await bridge('--config', file);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`${file} is not a valid twylt-mcp config`);
+    expect(result.stderr).toContain('→ at tools[0].timeoutMs');
+    expect(result.stderr).toContain('Unrecognized key: "shell"');
+  });
+
+  it('says so when the config file is missing or not JSON', async () => {
+    const missing = await bridge('--config', join(dir, 'absent.json'));
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('cannot read config file');
+    const broken = await bridge('--config', configFile('broken.json', '{"tools": ['));
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toContain('is not valid JSON');
+  });
+
+  it('treats command-line mistakes as usage errors (exit 2)', async () => {
+    for (const args of [[], ['python3', 'tool.py'], ['--'], ['--timeout', '0', '--', 'x'], ['--frobnicate']]) {
+      const result = await bridge(...args);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr, args.join(' ')).toContain('Run "twylt-mcp --help" for usage.');
+    }
+  });
+});
+
+describe('config files', () => {
+  it('resolves cwd against the file’s directory and keeps the other fields', () => {
+    const [tool] = parseConfig(JSON.stringify({ tools: [{ command: ['x'], cwd: 'sub', env: { A: '1' }, timeoutMs: 5, name: 'n' }] }), '/etc/bridge/tools.json');
+    expect(tool).toEqual({ command: ['x'], cwd: '/etc/bridge/sub', env: { A: '1' }, timeoutMs: 5, name: 'n' });
+    expect(parseConfig('{"tools": [{"command": ["x"]}]}', '/etc/bridge/tools.json')[0]!.cwd).toBe('/etc/bridge');
+  });
+
+  it('rejects an empty command, an empty argument and an empty tool list', () => {
+    expect(() => parseConfig('{"tools": [{"command": []}]}', 'c.json')).toThrow(/at tools\[0\]\.command/);
+    expect(() => parseConfig('{"tools": [{"command": ["x", ""]}]}', 'c.json')).toThrow(/at tools\[0\]\.command\[1\]/);
+    expect(() => parseConfig('{"tools": []}', 'c.json')).toThrow(/list at least one tool/);
+  });
+});
