@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { run } from '../support/process.js';
-import { BRIDGE_CLI, SLEEPER, isRunning, startBridge, textOf, waitFor } from '../support/mcp.js';
+import { BRIDGE_CLI, SLEEPER, isRunning, startBridge, textOf, waitFor, type Bridge } from '../support/mcp.js';
 import { parseConfig } from 'twylt-mcp';
 
 const dir = mkdtempSync(join(tmpdir(), 'twylt-mcp-startup-'));
@@ -54,15 +54,29 @@ describe('starting', () => {
 });
 
 describe('stopping', () => {
+  /** Start a call that waits forever; resolve with its tool's pid once it runs. */
+  async function hangingCall(served: Bridge, name: string): Promise<number> {
+    const pidFile = join(dir, `${name}.pid`);
+    const pending = served.client.callTool({ name: 'sleeper', arguments: { action: 'wait', pid_file: pidFile, release_file: join(dir, 'never') } });
+    pending.catch(() => {}); // the bridge goes away before answering
+    await waitFor(() => existsSync(pidFile), 'the call to start');
+    return Number(readFileSync(pidFile, 'utf8'));
+  }
+
   it('kills the tools still running when its client goes away', async () => {
     const served = await startBridge(['--', ...SLEEPER]);
-    const pidFile = join(dir, 'orphan.pid');
-    const pending = served.client.callTool({ name: 'sleeper', arguments: { action: 'wait', pid_file: pidFile, release_file: join(dir, 'never') } });
-    pending.catch(() => {}); // rejected by the close below
-    await waitFor(() => existsSync(pidFile), 'the call to start');
-    const pid = Number(readFileSync(pidFile, 'utf8'));
+    const pid = await hangingCall(served, 'orphan');
     await served.close();
     await waitFor(() => !isRunning(pid), `process ${pid} to end`);
+  });
+
+  it('kills the tools still running when it is terminated', async () => {
+    const served = await startBridge(['--', ...SLEEPER]);
+    const pid = await hangingCall(served, 'terminated');
+    process.kill(served.pid, 'SIGTERM');
+    await waitFor(() => !isRunning(served.pid), 'the bridge to end');
+    await waitFor(() => !isRunning(pid), `process ${pid} to end`);
+    await served.close();
   });
 });
 

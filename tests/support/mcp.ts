@@ -1,6 +1,6 @@
 /** Starting the real `twylt-mcp` command and talking to it with the MCP SDK's own client. */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ROOT } from './process.js';
@@ -14,6 +14,8 @@ export const HAS_PYTHON = spawnSync('python3', ['--version']).status === 0;
 
 export interface Bridge {
   client: Client;
+  /** The bridge's process id. */
+  pid: number;
   /** Everything the bridge wrote to stderr so far. */
   stderr(): string;
   close(): Promise<void>;
@@ -46,7 +48,7 @@ export async function startBridge(args: readonly string[]): Promise<Bridge> {
   } catch (error) {
     throw new Error(`the bridge did not start: ${(error as Error).message}\n${stderr}`);
   }
-  return { client, stderr: () => stderr, close: () => client.close() };
+  return { client, pid: transport.pid!, stderr: () => stderr, close: () => client.close() };
 }
 
 /** The one text block of a tool result. */
@@ -65,12 +67,17 @@ export async function waitFor(check: () => boolean, what: string, ms = 10_000): 
   }
 }
 
-/** Whether a process with this pid still exists (zombies are reaped by their parent, the bridge). */
+/** Whether a process is still alive; a zombie (ended, not yet reaped) counts as ended. */
 export function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+  try {
+    // Linux: the state follows the parenthesised command name in /proc/PID/stat.
+    return !/\)\s+Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
   }
 }

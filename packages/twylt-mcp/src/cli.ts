@@ -35,8 +35,13 @@ async function main(argv: readonly string[]): Promise<void> {
     const configs = [...fromFiles.flat(), ...plan.commands.map((command) => ({ command }))];
     const server = await serveStdio(configs, { timeoutMs: plan.timeoutMs, maxOutputBytes: plan.maxOutputBytes });
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-      // Close first: that kills the tool processes of calls still running.
-      process.once(signal, () => void server.close().finally(() => process.exit(128 + (signal === 'SIGINT' ? 2 : 15))));
+      process.once(signal, () => {
+        process.exitCode = 128 + (signal === 'SIGINT' ? 2 : 15);
+        // Closing kills the tool processes of calls still running; the bridge then ends by
+        // itself once they are reaped, or after a grace period at the latest.
+        setTimeout(() => process.exit(), 2000).unref();
+        void server.close();
+      });
     }
   } catch (error) {
     if (!(error instanceof ConfigError || error instanceof StartupError)) throw error;

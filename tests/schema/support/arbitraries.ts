@@ -126,37 +126,44 @@ export const mutation: fc.Arbitrary<Mutation> = fc.record({
   replacement: anyJson,
 });
 
-/** Applies one mutation somewhere in a copy of `value` (deterministic in the mutation). */
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Which nodes a mutation kind can act on. */
+const TARGETS: Record<Mutation['kind'], (node: unknown) => boolean> = {
+  unknown_key: isObject,
+  delete_key: (node) => isObject(node) && Object.keys(node).length > 0,
+  interesting: (node) => typeof node === 'number' || typeof node === 'string',
+  grow: (node) => Array.isArray(node) || typeof node === 'string',
+  shrink: (node) => Array.isArray(node) || typeof node === 'string' || typeof node === 'number',
+  replace: () => true,
+};
+
+/** Applies one mutation to a node it fits, somewhere in a copy of `value` (deterministic in the mutation). */
 export function mutate(value: unknown, m: Mutation): unknown {
-  const all = locations(value);
-  const path = all[m.at % all.length];
-  return update(value, path, (node) => {
-    const isObject = typeof node === 'object' && node !== null && !Array.isArray(node);
+  const fits = locations(value).filter((path) => TARGETS[m.kind](valueAt(value, path)));
+  if (fits.length === 0) return m.replacement;
+  return update(value, fits[m.at % fits.length], (node) => {
     switch (m.kind) {
       case 'unknown_key':
-        return isObject ? { ...(node as object), zz_unknown: m.replacement } : m.replacement;
+        return { ...(node as object), zz_unknown: m.replacement };
       case 'delete_key': {
-        if (!isObject) return m.replacement;
         const keys = Object.keys(node as object);
-        if (keys.length === 0) return { zz: 1 };
         const drop = keys[m.pick % keys.length];
         return Object.fromEntries(Object.entries(node as object).filter(([k]) => k !== drop));
       }
       case 'interesting':
-        if (typeof node === 'number') return INTERESTING_NUMBERS[m.pick % INTERESTING_NUMBERS.length];
-        if (typeof node === 'string') return INTERESTING_STRINGS[m.pick % INTERESTING_STRINGS.length];
-        return m.replacement;
+        return typeof node === 'number' ? INTERESTING_NUMBERS[m.pick % INTERESTING_NUMBERS.length] : INTERESTING_STRINGS[m.pick % INTERESTING_STRINGS.length];
       case 'grow':
-        if (Array.isArray(node)) return [...node, ...(node.length ? node : [m.replacement]), ...node];
-        if (typeof node === 'string') return node + node + 'xxxxxxxxxxxxxxxxxxxxxxxxx';
-        return m.replacement;
+        return Array.isArray(node) ? [...node, ...(node.length ? node : [m.replacement]), ...node] : `${node}${node}xxxxxxxxxxxxxxxxxxxxxxxxx`;
       case 'shrink':
-        if (Array.isArray(node)) return node.slice(1);
-        if (typeof node === 'string') return node.slice(1);
         if (typeof node === 'number') return node - 0.5;
-        return m.replacement;
-      default:
+        return (node as string | unknown[]).slice(1);
+      case 'replace':
         return m.replacement;
     }
   });
+}
+
+function valueAt(value: unknown, path: Path): unknown {
+  return path.reduce<unknown>((node, key) => (node as Record<string | number, unknown>)[key], value);
 }

@@ -2,7 +2,6 @@
  * Incident records: one compact JSON line per denial, appended (and fsync'ed) to the
  * incident log, or written to stderr. A log that cannot take the record fails closed.
  */
-import { randomUUID } from 'node:crypto';
 import { closeSync, constants, fstatSync, fsyncSync, lstatSync, openSync, writeSync, type Stats } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { INCIDENT_EVENT, INCIDENT_SCHEMA_VERSION, REQUESTED_PATH_LIMIT, type DenyCode } from './codes.js';
@@ -34,7 +33,8 @@ export function recordIncident(sink: IncidentSink, code: DenyCode, requestedPath
     schema_version: INCIDENT_SCHEMA_VERSION,
     // ISO 8601 in UTC with an explicit offset, which every ISO parser (Python's included) reads.
     timestamp: new Date().toISOString().replace('Z', '+00:00'),
-    incident_id: randomUUID(),
+    // The global Web Crypto object: no node:crypto import on a tool's start-up path.
+    incident_id: crypto.randomUUID(),
     tool: sink.tool,
     pid: process.pid,
     action: 'deny',
