@@ -105,7 +105,7 @@ describe('allowed business paths', () => {
   });
 
   it('lets the network be used when TWYLT_DISABLE_NETWORK is off or unset', async () => {
-    for (const extra of [{ TWYLT_DISABLE_NETWORK: 'off' }, {}]) {
+    for (const extra of [{ TWYLT_DISABLE_NETWORK: 'off' }, {}] as Record<string, string>[]) {
       const r = await call(probe, { env: on(extra), payload: { op: 'network' } });
       expect([r.code, JSON.parse(r.stdout).text]).toEqual([0, 'network allowed']);
     }

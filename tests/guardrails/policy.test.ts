@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { TwyltError } from '../../packages/twylt/src/protocol/errors.js';
 import { checkNetwork, isGuardrailsError, workspace } from '../../packages/twylt/src/guardrails/index.js';
 import { pathSyntaxProblem } from '../../packages/twylt/src/guardrails/paths.js';
+import { forgetGuardrails } from '../../packages/twylt/src/guardrails/requested.js';
 import { startGuardrails, type RunContext } from '../../packages/twylt/src/guardrails/run-hooks.js';
 import { ISO_UTC, UUID, incidentsIn, sandbox } from './sandbox.js';
 
@@ -75,7 +76,7 @@ describe('configuration', () => {
   });
 
   it('checks TWYLT_DISABLE_NETWORK and TWYLT_ALLOWED_CWD only with guardrails on', async () => {
-    for (const env of [{ TWYLT_DISABLE_NETWORK: '' }, { TWYLT_DISABLE_NETWORK: 'nope' }, { TWYLT_ALLOWED_CWD: 'relative/dir' }]) {
+    for (const env of [{ TWYLT_DISABLE_NETWORK: '' }, { TWYLT_DISABLE_NETWORK: 'nope' }, { TWYLT_ALLOWED_CWD: 'relative/dir' }] as Record<string, string>[]) {
       await expect(start({ TWYLT_GUARDRAILS: '1', ...env })).rejects.toThrow(TwyltError);
       await expect(start({ TWYLT_GUARDRAILS: '0', ...env })).resolves.toMatchObject({ hooks: null });
     }
@@ -332,6 +333,23 @@ describe('the workspace API with guardrails off', () => {
     expect(ws.resolve('a')).toBe(join(box.workspace, 'a'));
     expect(ws.resolve('link/../..')).toBe(box.base);
     expect(ws.virtual(join(box.workspace, 'a'))).toBe('/a');
+  });
+});
+
+describe('the run state', () => {
+  it('is dropped by a later run without guardrails in the same process', async () => {
+    const box = sandbox();
+    await start(on(box.workspace));
+    expect(workspace().enabled).toBe(true);
+    forgetGuardrails();
+    // Now the process's own environment decides (guardrails unset there), as for biz called outside any run.
+    const saved = process.env.TWYLT_GUARDRAILS;
+    delete process.env.TWYLT_GUARDRAILS;
+    try {
+      expect(workspace().enabled).toBe(false);
+    } finally {
+      if (saved !== undefined) process.env.TWYLT_GUARDRAILS = saved;
+    }
   });
 });
 

@@ -52,7 +52,26 @@ async function verdict(adapter: SchemaAdapter, value: unknown) {
   return adapter.validate(structuredClone(value));
 }
 
+/** Every object schema in a published contract is closed (a map keeps its value schema). */
+function openObjects(node: unknown, at = '#', out: string[] = []): string[] {
+  if (Array.isArray(node)) node.forEach((n, i) => openObjects(n, `${at}/${i}`, out));
+  else if (typeof node === 'object' && node !== null) {
+    const s = node as Record<string, unknown>;
+    if ((s.type === 'object' || s.properties) && s.additionalProperties === undefined) out.push(at);
+    for (const [key, sub] of Object.entries(s)) if (key !== 'default' && key !== 'examples' && key !== 'const' && key !== 'enum') openObjects(sub, `${at}/${key}`, out);
+  }
+  return out;
+}
+
 describe.each(cases)('published schema == runtime: $name', ({ input, output, libraryStricter }) => {
+  it('publishes closed objects at every depth, on both sides', async () => {
+    for (const [schema, io] of [[input, 'input'], [output, 'output']] as const) {
+      const published = publishSchema(await adaptSchema(schema, io), {});
+      expect(openObjects(published)).toEqual([]);
+      expect(JSON.stringify(published)).toContain('"additionalProperties":false');
+    }
+  });
+
   it('input side agrees with Ajv on generated valid and mutated values', async () => {
     const adapter = await adaptSchema(input, 'input');
     const published = publishSchema(adapter, { name: 'ProbeInput', version: '1.0.0' });

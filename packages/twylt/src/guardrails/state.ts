@@ -20,6 +20,10 @@ export function setRunState(state: RunState): void {
   (globalThis as Slots)[KEY] = state;
 }
 
+export function clearRunState(): void {
+  delete (globalThis as Slots)[KEY];
+}
+
 export function getRunState(): RunState | undefined {
   return (globalThis as Slots)[KEY];
 }
