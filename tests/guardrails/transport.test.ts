@@ -21,7 +21,7 @@ beforeEach(() => {
 const hub = () => ({ TWYLT_GUARDRAILS: '1', TWYLT_WORKSPACE_ROOT: box.workspace, TWYLT_ALLOWED_CWD: box.runs });
 
 /** File-mode denial at stage transport; the old output.json is still there and unchanged. */
-async function expectTransportDenied(cwd: string, code: string, env = hub()) {
+async function expectTransportDenied(cwd: string, code: string, env: Record<string, string> = hub()) {
   const r = await call(probe, { env, cwd });
   expect(r.code).toBe(6);
   expect(r.stdout).toBe('');
@@ -67,7 +67,7 @@ describe('denied before output.json is removed', () => {
 
   it('a file-mode run without any root configured', async () => {
     writeFileSync(join(request, 'input.json'), INPUT);
-    await expectTransportDenied(request, 'transport_cwd_or_path_outside_allowed_roots', { TWYLT_GUARDRAILS: '1' } as any);
+    await expectTransportDenied(request, 'transport_cwd_or_path_outside_allowed_roots', { TWYLT_GUARDRAILS: '1' });
   });
 
   it('input.json a symlink (to a file inside the workspace, even)', async () => {

@@ -11,6 +11,7 @@ import { HAS_PYTHON, PY_ECHO, SLEEPER, isRunning, startBridge, textOf, waitFor, 
 
 // Also bounds the describe at start-up: generous enough for a slow, busy CI machine.
 const QUICK_TIMEOUT_MS = 3000;
+const SMALL_OUTPUT_BYTES = 4000;
 const ECHO = example('echo');
 
 let bridge: Bridge;
@@ -25,6 +26,8 @@ beforeAll(async () => {
       tools: [
         { command: SLEEPER, env: { SLEEPER_TAG: 'from-config' } },
         { command: SLEEPER, name: 'sleeper_quick', timeoutMs: QUICK_TIMEOUT_MS },
+        // Room for its json_spec at start-up, not for a big echo.
+        { command: ECHO, name: 'echo_small', maxOutputBytes: SMALL_OUTPUT_BYTES },
       ],
     }),
   );
@@ -51,7 +54,7 @@ function call(name: string, args: Record<string, unknown>, options: { signal?: A
 describe('tools/list', () => {
   it('lists every tool with its published name, description and schemas, unchanged', async () => {
     const { tools } = await bridge.client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['echo', ...(HAS_PYTHON ? ['py_echo'] : []), 'sleeper', 'sleeper_quick'].sort());
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['echo', 'echo_small', ...(HAS_PYTHON ? ['py_echo'] : []), 'sleeper', 'sleeper_quick'].sort());
     const served: Array<[string, readonly string[]]> = [['echo', ECHO], ['sleeper', SLEEPER], ...(HAS_PYTHON ? [['py_echo', PY_ECHO] as [string, string[]]] : [])];
     for (const [name, command] of served) {
       const spec = await publishedSpec(command);
@@ -101,6 +104,25 @@ describe('tools/call', () => {
     const echo = await call('echo', { text: 'x', loud: true });
     expect(echo.isError).toBe(true);
     expect(textOf(echo)).toContain('unknown property "loud"');
+  });
+
+  it('refuses arguments with a describe key, which the tool would take for a describe request', async () => {
+    const result = await call('sleeper', { action: 'wait', describe: 'json_spec' });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('must not contain "describe"');
+  });
+
+  it('passes an input too big for a command-line argument on stdin', async () => {
+    const text = 'x'.repeat(300_000);
+    const result = await call('echo', { text });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual({ text });
+  });
+
+  it('kills a tool that writes more than its output limit', async () => {
+    const result = await call('echo_small', { text: 'y'.repeat(2 * SMALL_OUTPUT_BYTES) });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain(`wrote more than ${SMALL_OUTPUT_BYTES} bytes to stdout`);
   });
 
   it.skipIf(!HAS_PYTHON)('rejects invalid input for the Python tool too (skipped when python3 is missing)', async () => {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { run } from '../support/process.js';
 import { BRIDGE_CLI, SLEEPER, isRunning, startBridge, textOf, waitFor, type Bridge } from '../support/mcp.js';
-import { parseConfig } from 'twylt-mcp';
+import { parseConfig, toMcpTool } from 'twylt-mcp';
 
 const dir = mkdtempSync(join(tmpdir(), 'twylt-mcp-startup-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -138,5 +138,27 @@ describe('config files', () => {
     expect(() => parseConfig('{"tools": [{"command": []}]}', 'c.json')).toThrow(/at tools\[0\]\.command/);
     expect(() => parseConfig('{"tools": [{"command": ["x", ""]}]}', 'c.json')).toThrow(/at tools\[0\]\.command\[1\]/);
     expect(() => parseConfig('{"tools": []}', 'c.json')).toThrow(/list at least one tool/);
+  });
+});
+
+describe('schemas MCP cannot carry as they are', () => {
+  const spec = (inputSchema: object, outputSchema: object) =>
+    ({ format_version: '1.8', name: 't', version: '1', description: 'd', requirements: { tool: 'npm', format: 'package.json', content: '' }, inputSchema, outputSchema, few_shots: [] }) as Parameters<typeof toMcpTool>[1];
+
+  it('passes object schemas through untouched', () => {
+    const input = { type: 'object', properties: { a: { type: 'string', 'x-unit': 'cm' } }, required: ['a'], additionalProperties: false, $id: 'In' };
+    const output = { type: 'object', properties: {}, additionalProperties: false };
+    expect(toMcpTool('t', spec(input, output))).toEqual({ tool: { name: 't', description: 'd', inputSchema: input, outputSchema: output }, warnings: [] });
+  });
+
+  it('adds type "object" to an input schema without a type, and leaves out a non-object output schema', () => {
+    const { tool, warnings } = toMcpTool('t', spec({}, { type: 'array' }));
+    expect(tool.inputSchema).toEqual({ type: 'object' });
+    expect(tool.outputSchema).toBeUndefined();
+    expect(warnings).toEqual([expect.stringContaining('declares no type'), expect.stringContaining('left out of tools/list')]);
+  });
+
+  it('refuses an input schema of another type', () => {
+    expect(() => toMcpTool('t', spec({ type: 'string' }, {}))).toThrow('its inputSchema has type "string"; MCP needs an object schema');
   });
 });

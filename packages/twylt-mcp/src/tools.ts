@@ -93,7 +93,7 @@ export function toMcpTool(name: string, spec: ToolSpec): McpView {
     inputSchema: (inputSchema.type === 'object' ? inputSchema : { type: 'object', ...inputSchema }) as Tool['inputSchema'],
   };
   if (outputSchema.type === 'object') tool.outputSchema = outputSchema as Tool['outputSchema'];
-  else warnings.push('its outputSchema is not an object schema, which MCP cannot carry; results are sent as text only');
+  else warnings.push('its outputSchema is not an object schema, which MCP cannot carry; it is left out of tools/list');
   return { tool, warnings };
 }
 
@@ -110,7 +110,7 @@ function duplicateNames(tools: readonly BridgeTool[]): string[] {
 }
 
 /** argv as a reader would type it; only arguments that need it are quoted. */
-export function showCommand(command: readonly string[]): string {
+function showCommand(command: readonly string[]): string {
   return command.map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : JSON.stringify(arg))).join(' ');
 }
 

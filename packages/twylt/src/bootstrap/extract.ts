@@ -4,10 +4,11 @@
  */
 import { readFile } from 'node:fs/promises';
 import type * as t from '@babel/types';
-import { findTool, type MetadataField, type Note } from './find-tool.js';
+import type { MetadataField } from './fields.js';
+import { findTool, type Note } from './find-tool.js';
 import { literalValue } from './literal.js';
 
-export { METADATA_FIELDS, type MetadataField } from './find-tool.js';
+export { METADATA_FIELDS, type MetadataField } from './fields.js';
 
 export interface StaticMetadata {
   /** Whether a tool was found in the source. */
@@ -42,6 +43,7 @@ export async function extractMetadata(source: string, file: string): Promise<Sta
     program = parse(source, {
       sourceType: 'module',
       sourceFilename: file,
+      attachComment: false,
       plugins: TYPESCRIPT.test(file) ? ['typescript', 'decorators'] : ['decorators'],
     }).program;
   } catch (error) {

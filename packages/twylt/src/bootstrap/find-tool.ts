@@ -6,24 +6,8 @@
  * then the most derived class; a remaining tie goes to the first in the source.
  */
 import type * as t from '@babel/types';
+import { isMetadataField, type MetadataField } from './fields.js';
 import { propertyKey, unwrapTypes } from './literal.js';
-
-export const METADATA_FIELDS = [
-  'name',
-  'version',
-  'description',
-  'requirements',
-  'fewShots',
-  'inputSchemaName',
-  'inputSchemaVersion',
-  'outputSchemaName',
-  'outputSchemaVersion',
-] as const;
-export type MetadataField = (typeof METADATA_FIELDS)[number];
-
-export function isMetadataField(key: string | undefined): key is MetadataField {
-  return (METADATA_FIELDS as readonly (string | undefined)[]).includes(key);
-}
 
 /** Something the reader could not take from the source, with where it stands. */
 export interface Note {

@@ -12,7 +12,7 @@
 import { TwyltError } from '../protocol/errors.js';
 import { readConfig } from './config.js';
 import { getRunState, type RunState } from './state.js';
-import { OpenWorkspace, openDenier, openWorkspace, type Workspace } from './workspace.js';
+import { OpenWorkspace, openWorkspace, setUpPolicy, type Workspace } from './workspace.js';
 
 export { DENY_CODES, GUARDRAILS_ENV, type DenyCode } from './codes.js';
 export type { Incident } from './incident.js';
@@ -32,7 +32,7 @@ export function workspace(): Workspace {
 export function checkNetwork(): void {
   const state = currentRun();
   if (!state.config.enabled || !state.config.disableNetwork) return;
-  openDenier(state, 'guardrails', state.config.workspaceRoot || null).denier.deny('network_disabled');
+  setUpPolicy(state, 'guardrails', state.config.workspaceRoot || null).denier.deny('network_disabled');
 }
 
 /** A denial (or a guardrails configuration error): rethrow it, so that the run ends with exit 6. */

@@ -1,4 +1,4 @@
-/** Pure path logic of the policy: containment by components, virtual paths, syntax, redaction. */
+/** Pure path logic of the policy: containment by components, virtual paths, syntax. */
 import { relative, sep } from 'node:path';
 import type { DenyCode } from './codes.js';
 
@@ -39,9 +39,4 @@ function windowsUnsafe(part: string): boolean {
 /** The components of a checked virtual path, without empty and `.` ones. */
 export function virtualParts(value: string): string[] {
   return value.split('/').filter((part) => part !== '' && part !== '.');
-}
-
-/** Replaces every mention of the host root by the virtual `/`. */
-export function redactRoot(text: string, root: string): string {
-  return text.split(root + sep).join('/').split(root).join('/');
 }

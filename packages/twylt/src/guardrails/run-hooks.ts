@@ -5,10 +5,10 @@
 import { isAbsolute, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { FILE_INPUT, FILE_OUTPUT } from '../protocol/constants.js';
-import { Fault, TwyltError } from '../protocol/errors.js';
+import { TwyltError } from '../protocol/errors.js';
 import { readConfig, type GuardrailsConfig } from './config.js';
-import { redactRoot } from './paths.js';
-import { setRunState, type RunState } from './state.js';
+import { redactError } from './redact.js';
+import { clearRunState, setRunState, type RunState } from './state.js';
 import { checkTransportFile } from './transport.js';
 
 export interface RunContext {
@@ -43,6 +43,7 @@ export interface RunGuardrails {
  * the transport checks, or null when guardrails are off.
  */
 export async function startGuardrails(ctx: RunContext): Promise<RunGuardrails | null> {
+  clearRunState();
   let config: GuardrailsConfig;
   try {
     config = readConfig(ctx.env);
@@ -61,31 +62,6 @@ export async function startGuardrails(ctx: RunContext): Promise<RunGuardrails | 
     },
     beforeReadInput: async () => checkTransportFile(state, FILE_INPUT),
     beforeWriteOutput: async () => checkTransportFile(state, FILE_OUTPUT),
-    redactError: (thrown) => (root === null || root === '/' ? thrown : redactThrown(thrown, root)),
+    redactError: (thrown) => (root === null ? thrown : redactError(thrown, root)),
   };
-}
-
-function redactThrown(thrown: unknown, root: string, depth = 0): unknown {
-  if (typeof thrown === 'string') return redactRoot(thrown, root);
-  if (!(thrown instanceof Error) || depth > 8) return thrown;
-  const error = thrown as Error & { path?: unknown; dest?: unknown };
-  try {
-    error.message = redactRoot(error.message, root);
-    if (typeof error.stack === 'string') error.stack = redactRoot(error.stack, root);
-    if (typeof error.path === 'string') error.path = redactRoot(error.path, root);
-    if (typeof error.dest === 'string') error.dest = redactRoot(error.dest, root);
-    if (error.cause !== undefined) error.cause = redactThrown(error.cause, root, depth + 1);
-  } catch {
-    // A frozen or hostile error: report a redacted copy of what can be read instead.
-    return new Fault(readSafely(() => String(error.name), 'Error'), redactRoot(readSafely(() => String(error.message), ''), root));
-  }
-  return error;
-}
-
-function readSafely(read: () => string, fallback: string): string {
-  try {
-    return read();
-  } catch {
-    return fallback;
-  }
 }

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { Fault, TwyltError } from '../protocol/errors.js';
 import { isWithin } from './paths.js';
 import type { RunState } from './state.js';
-import { openDenier, openWorkspace } from './workspace.js';
+import { openWorkspace, setUpPolicy } from './workspace.js';
 
 /** Throws a `guardrailsTransport` TwyltError (exit 6) unless `name` in the cwd may be used. */
 export function checkTransportFile(state: RunState, name: string): void {
@@ -32,5 +32,5 @@ function check(state: RunState, name: string): void {
     root.inspect(join(cwd, name));
     return;
   }
-  openDenier(state, 'guardrailsTransport', workspaceRoot || null).denier.deny('transport_cwd_or_path_outside_allowed_roots');
+  setUpPolicy(state, 'guardrailsTransport', workspaceRoot || null).denier.deny('transport_cwd_or_path_outside_allowed_roots');
 }

@@ -56,10 +56,11 @@ export class Denier {
 }
 
 /**
- * Checks the root (when given) and the incident log, and returns a Denier writing to that
- * log. Denials found on the way go to stderr: the log is not trusted yet.
+ * The policy's set-up, which may itself deny: checks the root (when given) and the
+ * incident log, and returns the checked root with a Denier writing to that log. Denials
+ * found on the way go to stderr: the log is not trusted yet.
  */
-export function openDenier(state: RunState, kind: DenyKind, rootValue: string | null): { denier: Denier; root: string | null } {
+export function setUpPolicy(state: RunState, kind: DenyKind, rootValue: string | null): { denier: Denier; root: string | null } {
   const early = new Denier({ tool: state.tool, stderr: state.stderr, log: null }, kind);
   const root = rootValue === null ? null : checkedRoot(early, rootValue);
   const log = state.config.incidentLog === '' ? null : checkedLog(early, root, state.config.incidentLog);
@@ -68,7 +69,7 @@ export function openDenier(state: RunState, kind: DenyKind, rootValue: string | 
 
 /** The policy over one root (the workspace root, or for the file transport the allowed cwd). */
 export function openWorkspace(state: RunState, kind: DenyKind, rootValue: string): PolicyWorkspace {
-  const { denier, root } = openDenier(state, kind, rootValue);
+  const { denier, root } = setUpPolicy(state, kind, rootValue);
   return new PolicyWorkspace(denier, root!);
 }
 

@@ -50,3 +50,10 @@ export const DEFAULTS = {
 
 /** Placeholder path for the whole value. */
 export const ROOT_PATH = '<root>';
+
+/**
+ * Deepest nesting of arrays and objects accepted in input (the payload object is level 1).
+ * Deeper input is a transport error before any validator or biz can overflow the stack on it;
+ * the reference's JSON parser gives up near the same depth.
+ */
+export const MAX_JSON_DEPTH = 1000;

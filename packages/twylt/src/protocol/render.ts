@@ -6,24 +6,58 @@ export function formatJson(value: unknown): string {
   return JSON.stringify(value, null, 2);
 }
 
+/**
+ * A result as `formatJson` writes it, but refusing (TypeError) what plain JSON.stringify
+ * would silently change: NaN and Infinity (null), functions and symbols (dropped), holes
+ * and undefined in arrays (null), or nothing at all. An undefined property is an absent one.
+ */
+export function formatResult(value: unknown): string {
+  const text = JSON.stringify(value, strictJson, 2) as string | undefined;
+  if (text === undefined) throw new TypeError('the result is not a JSON value');
+  return text;
+}
+
+function strictJson(this: unknown, key: string, value: unknown): unknown {
+  const at = () => (Array.isArray(this) ? `index ${key}` : key === '' ? 'the result' : `"${key}"`);
+  switch (typeof value) {
+    case 'number':
+      if (!Number.isFinite(value)) throw new TypeError(`${value} at ${at()} is not a JSON number`);
+      return value;
+    case 'function':
+    case 'symbol':
+      throw new TypeError(`a ${typeof value} at ${at()} is not a JSON value`);
+    case 'undefined':
+      if (Array.isArray(this)) throw new TypeError(`undefined at ${at()} is not a JSON value`);
+      return value;
+    default:
+      return value;
+  }
+}
+
 /** The one stderr line of a JSON-mode failure; offending values JSON cannot carry are shown as text. */
 export function renderErrorJson(error: ErrorObject): string {
   return `${JSON.stringify({ error }, jsonSafe())}\n`;
 }
 
+/** Issue values deeper than this are cut: JSON.stringify recurses, and the report must be written. */
+const MAX_REPORT_DEPTH = 100;
+
 /**
- * A replacer for values that come from untrusted code (issue values): BigInts become
- * strings, cycles and functions become markers, so an error report can always be written.
+ * A replacer for values that come from untrusted code (issue values): BigInts, NaN and
+ * Infinity become strings, cycles, functions and deep nesting become markers, so an error
+ * report can always be written, as valid JSON.
  */
 function jsonSafe(): (this: unknown, key: string, value: unknown) => unknown {
   const ancestors: unknown[] = [];
   return function (this: unknown, _key, value) {
     if (typeof value === 'bigint') return value.toString();
+    if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
     if (typeof value === 'function' || typeof value === 'symbol') return `[${typeof value}]`;
     if (typeof value !== 'object' || value === null) return value;
     // `this` is the object holding `value`: drop ancestors we have left.
     while (ancestors.length > 0 && ancestors.at(-1) !== this) ancestors.pop();
     if (ancestors.includes(value)) return '[Circular]';
+    if (ancestors.length >= MAX_REPORT_DEPTH) return '[Too deep]';
     ancestors.push(value);
     return value;
   };

@@ -32,6 +32,9 @@ export const issues = {
     issue(path, 'string_too_long', `Must have at most ${plural(max, 'character')}`, value),
   pattern: (path: readonly PathSegment[], pattern: string, value: unknown) =>
     issue(path, 'string_pattern_mismatch', `Must match the pattern /${pattern}/`, value),
+  /** A named string format (email, uuid, ...): the code of a pattern failure, a readable message. */
+  format: (path: readonly PathSegment[], format: string, value: unknown) =>
+    issue(path, 'string_pattern_mismatch', `Must be a valid ${format}`, value),
   tooShort: (path: readonly PathSegment[], min: number, value: unknown) =>
     issue(path, 'too_short', `Must have at least ${plural(min, 'item')}`, value),
   tooLong: (path: readonly PathSegment[], max: number, value: unknown) =>
@@ -51,7 +54,7 @@ export const issues = {
     issue(path, 'union_ambiguous', 'Matches more than one of the exclusive alternatives', value),
   invalidKey: (path: readonly PathSegment[], key: string) => issue(path, 'invalid_key', 'Key not allowed here', key),
   notAllowed: (path: readonly PathSegment[], value: unknown) => issue(path, 'value_error', 'Value not allowed here', value),
-  custom: (path: readonly PathSegment[], message: string, value: unknown) => issue(path, 'value_error', message, value),
+  custom: (path: readonly PathSegment[], message: string, value: unknown, code = 'value_error') => issue(path, code, message, value),
   /** A JSON type mismatch: the code names the expected type (PROTOCOL.md section 4). */
   type: (path: readonly PathSegment[], expected: JsonType, value: unknown): Issue => {
     switch (expected) {

@@ -35,6 +35,7 @@ interface Keywords {
   minLength?: number;
   maxLength?: number;
   pattern?: string;
+  format?: unknown;
   minItems?: number;
   maxItems?: number;
   uniqueItems?: boolean;
@@ -50,6 +51,8 @@ const ANNOTATIONS = new Set([
   '$schema', '$id', '$comment', '$defs', 'definitions', 'title', 'description', 'default', 'examples',
   'deprecated', 'readOnly', 'writeOnly', 'format', 'contentEncoding', 'contentMediaType',
 ]);
+/** Formats of the JSON Schema vocabulary: a failing pattern beside one is worded by its name. */
+const FORMAT_NAMES = new Set(['date-time', 'date', 'time', 'duration', 'email', 'idn-email', 'hostname', 'idn-hostname', 'ipv4', 'ipv6', 'uri', 'uri-reference', 'iri', 'uuid']);
 const JSON_TYPES = new Set<string>(['integer', 'number', 'string', 'boolean', 'object', 'array', 'null']);
 const SUBSCHEMA = new Set(['additionalProperties', 'propertyNames', 'items', 'not']);
 const SUBSCHEMA_LISTS = new Set(['prefixItems', 'anyOf', 'oneOf', 'allOf']);
@@ -308,7 +311,9 @@ export class JsonValidator {
     const length = s.minLength !== undefined || s.maxLength !== undefined ? codePoints(value) : 0;
     if (s.minLength !== undefined && length < s.minLength) out.push(issues.stringTooShort(path, s.minLength, value));
     else if (s.maxLength !== undefined && length > s.maxLength) out.push(issues.stringTooLong(path, s.maxLength, value));
-    else if (s.pattern !== undefined && !this.regex(s.pattern).test(value)) out.push(issues.pattern(path, s.pattern, value));
+    else if (s.pattern !== undefined && !this.regex(s.pattern).test(value)) {
+      out.push(FORMAT_NAMES.has(s.format as string) ? issues.format(path, s.format as string, value) : issues.pattern(path, s.pattern, value));
+    }
   }
 
   /** Items first; the array's own size checks only when its items are fine. */

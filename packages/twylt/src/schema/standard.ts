@@ -23,7 +23,8 @@ export function adaptStandardSchema(schema: StandardSchemaV1, io: SchemaIo): Sch
   const std = schema['~standard'];
   const converter = std.jsonSchema;
   if (typeof converter?.input !== 'function' || typeof converter.output !== 'function') {
-    throw new SchemaError(`This ${std.vendor} schema has no Standard JSON Schema interface ("~standard.jsonSchema"), so its contract cannot be published`);
+    const hint = std.vendor === 'valibot' ? '; wrap it with toStandardJsonSchema() from @valibot/to-json-schema' : '';
+    throw new SchemaError(`This ${std.vendor} schema has no Standard JSON Schema interface ("~standard.jsonSchema"), so its contract cannot be published${hint}`);
   }
   const convert = (side: SchemaIo): JsonSchema => {
     try {

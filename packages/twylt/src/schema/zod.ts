@@ -62,6 +62,7 @@ function close(root: Schema): Closed {
     const refuse = (why: string): never => {
       throw new SchemaError(`${at}: ${why}; twylt publishes exactly what it enforces, so this schema is refused`);
     };
+    if (def.type === 'pipe' && (defOf(def.in).type === 'transform' || defOf(def.out).type === 'transform' || def.transform)) refuse(REFUSED.transform);
     if (REFUSED[def.type]) refuse(REFUSED[def.type]);
     if (def.coerce) refuse('coercion (z.coerce.*) accepts values the published schema would not');
     for (const check of (def.checks ?? []) as core.$ZodCheck[]) {
@@ -194,8 +195,7 @@ function mapIssues(raw: readonly RawIssue[], root: unknown, base: readonly PathS
     }
     switch (iss.code) {
       case 'invalid_type': {
-        const format = iss.inst ? defOf(iss.inst as Schema).format : undefined;
-        const integer = iss.expected === 'number' && typeof format === 'string' && format.includes('int');
+        const integer = iss.expected === 'number' && iss.inst !== undefined && isIntegerSchema(iss.inst as Schema);
         out.push(typeIssue(path, integer ? 'int' : iss.expected, value));
         break;
       }
@@ -218,11 +218,7 @@ function mapIssues(raw: readonly RawIssue[], root: unknown, base: readonly PathS
         out.push(issues.multipleOf(path, Number(iss.divisor), value));
         break;
       case 'invalid_format':
-      {
-        const pattern = iss.pattern as unknown;
-        const source = pattern instanceof RegExp ? pattern.source : String(pattern ?? iss.format).replace(/^\/(.*)\/[a-z]*$/s, '$1');
-        out.push(issues.pattern(path, source, value));
-      }
+        out.push(formatIssue(iss, path, value));
         break;
       case 'invalid_value': {
         const kind = iss.inst ? defOf(iss.inst as Schema).type : 'literal';
@@ -240,6 +236,34 @@ function mapIssues(raw: readonly RawIssue[], root: unknown, base: readonly PathS
     }
   }
   return out;
+}
+
+/** A string format failure: the pattern for a regex, the format's name for email, uuid, url, ... */
+function formatIssue(iss: RawIssue, path: PathSegment[], value: unknown): Issue {
+  switch (iss.format) {
+    case 'regex': {
+      // Zod gives the pattern as "/source/flags"; JSON Schema and our message want the source.
+      const pattern = iss.pattern as unknown;
+      return issues.pattern(path, pattern instanceof RegExp ? pattern.source : String(pattern).replace(/^\/(.*)\/[a-z]*$/s, '$1'), value);
+    }
+    case 'starts_with':
+      return issues.custom(path, `Must start with ${JSON.stringify(iss.prefix)}`, value, 'string_pattern_mismatch');
+    case 'ends_with':
+      return issues.custom(path, `Must end with ${JSON.stringify(iss.suffix)}`, value, 'string_pattern_mismatch');
+    case 'includes':
+      return issues.custom(path, `Must contain ${JSON.stringify(iss.includes)}`, value, 'string_pattern_mismatch');
+    case 'template_literal':
+      return issues.pattern(path, String(iss.pattern), value);
+    default:
+      return issues.format(path, String(iss.format), value);
+  }
+}
+
+/** z.int() is a number format; z.number().int() a number with an integer check. */
+function isIntegerSchema(schema: Schema): boolean {
+  const def = defOf(schema);
+  const isInt = (format: unknown) => typeof format === 'string' && format.includes('int');
+  return isInt(def.format) || ((def.checks ?? []) as core.$ZodCheck[]).some((check) => isInt((check._zod.def as { format?: unknown }).format));
 }
 
 function typeIssue(path: PathSegment[], expected: string, value: unknown): Issue {

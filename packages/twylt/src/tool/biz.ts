@@ -1,11 +1,12 @@
 /**
  * Step 5 of a run: the business function, isolated. Whatever it throws, rejects, leaves
  * unhandled or never settles becomes one rejection that the run loop reports as an
- * execution error.
+ * execution error. A `process.exit` called while biz is pending leaves no time for a
+ * rejection: `onExit` is told, synchronously, from the process's 'exit' event.
  */
 import { Fault } from '../protocol/errors.js';
 
-export function callBiz(biz: (input: unknown) => unknown, input: unknown): Promise<unknown> {
+export function callBiz(biz: (input: unknown) => unknown, input: unknown, onExit?: (code: number) => void): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const fault = (thrown: unknown) => {
       cleanup();
@@ -14,14 +15,19 @@ export function callBiz(biz: (input: unknown) => unknown, input: unknown): Promi
     // Nothing left to run while biz is still pending means its promise can never settle.
     const stalled = () =>
       fault(new Fault('UnsettledPromise', 'biz returned a promise that never settled (nothing was left to run)'));
+    const exiting = (code: number) => {
+      if (!runtimeExit) onExit?.(code);
+    };
     const cleanup = () => {
       process.off('unhandledRejection', fault);
       process.off('uncaughtException', fault);
       process.off('beforeExit', stalled);
+      process.off('exit', exiting);
     };
     process.on('unhandledRejection', fault);
     process.on('uncaughtException', fault);
     process.on('beforeExit', stalled);
+    process.on('exit', exiting);
     Promise.resolve()
       .then(() => biz(input))
       .then(
@@ -32,4 +38,11 @@ export function callBiz(biz: (input: unknown) => unknown, input: unknown): Promi
         fault,
       );
   });
+}
+
+let runtimeExit = false;
+
+/** The runtime itself is ending the process (a signal, a closed stdout): not biz's doing. */
+export function expectExit(): void {
+  runtimeExit = true;
 }

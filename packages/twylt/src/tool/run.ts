@@ -5,13 +5,13 @@
 import type { Writable } from 'node:stream';
 import { DEFAULTS, DESCRIBE_KEY, EXIT, type ErrorFormat } from '../protocol/constants.js';
 import { Fault, KINDS, TwyltError } from '../protocol/errors.js';
-import { formatJson, renderErrorHuman, renderErrorJson } from '../protocol/render.js';
+import { formatResult, renderErrorHuman, renderErrorJson } from '../protocol/render.js';
 import { guardrailsRequested } from '../guardrails/requested.js';
 import type { RunGuardrails } from '../guardrails/run-hooks.js';
 import { callBiz } from './biz.js';
 import type { ToolDefinition } from './definition.js';
 import { describeRequest, describeText } from './describe.js';
-import { scanOptions, serviceOption } from './options.js';
+import { scanOptions, serviceOption, type ScannedOptions } from './options.js';
 import { readInputFile, readRequest, removeOutputFile, writeOutputFile, type JsonObject, type Stdin } from './transport.js';
 
 export interface RunIo {
@@ -66,7 +66,7 @@ export async function runTool(tool: ToolDefinition, io: RunIo): Promise<number> 
 
     const guardrails = await startGuardrails(tool, io);
     if (request) {
-      const result = await execute(tool, withoutEmptyDescribe(request.payload), io);
+      const result = await execute(tool, withoutEmptyDescribe(request.payload), io, options);
       await write(io.stdout, `${result}\n`);
       return EXIT.ok;
     }
@@ -75,7 +75,7 @@ export async function runTool(tool: ToolDefinition, io: RunIo): Promise<number> 
     await removeOutputFile(io.cwd);
     await guardrails?.beforeReadInput();
     const input = await readInputFile(io.cwd);
-    const result = await execute(tool, input, io);
+    const result = await execute(tool, input, io, options);
     await guardrails?.beforeWriteOutput();
     await writeOutputFile(io.cwd, result);
     return EXIT.ok;
@@ -85,7 +85,7 @@ export async function runTool(tool: ToolDefinition, io: RunIo): Promise<number> 
 }
 
 /** Validate, run biz, validate: resolves to the result's JSON text. */
-async function execute(tool: ToolDefinition, input: unknown, io: RunIo): Promise<string> {
+async function execute(tool: ToolDefinition, input: unknown, io: RunIo, options: ScannedOptions): Promise<string> {
   const { adaptSchema } = await import('../schema/index.js');
   const inputAdapter = await adaptSchema(tool.inputSchema, 'input');
   const checkedInput = await inputAdapter.validate(input);
@@ -94,7 +94,14 @@ async function execute(tool: ToolDefinition, input: unknown, io: RunIo): Promise
   if (io.stdout === process.stdout) keepStdoutForResults();
   let output: unknown;
   try {
-    output = await callBiz((value) => tool.biz(value), checkedInput.value);
+    output = await callBiz((value) => tool.biz(value), checkedInput.value, (code) => {
+      // The process is exiting under biz's feet: report synchronously (stdio to pipes and
+      // files is synchronous on POSIX) and replace the code biz chose.
+      const cause = new Fault('ProcessExit', `biz called process.exit(${code}) instead of returning a result`);
+      const failure = renderFailure(new TwyltError('execution', { cause }), options.errorFormat, options.debug);
+      io.stderr.write(failure.text);
+      process.exitCode = failure.code;
+    });
   } catch (error) {
     if (error instanceof TwyltError && KINDS[error.kind].type === 'guardrails_error') throw error;
     throw new TwyltError('execution', { cause: error });
@@ -104,7 +111,7 @@ async function execute(tool: ToolDefinition, input: unknown, io: RunIo): Promise
   const checkedOutput = await outputAdapter.validate(output);
   if (!checkedOutput.ok) throw new TwyltError('outputInvalid', { issues: checkedOutput.issues });
   try {
-    return formatJson(checkedOutput.value);
+    return formatResult(checkedOutput.value);
   } catch (error) {
     throw new TwyltError('execution', { cause: new Fault('UnserializableOutput', `The result cannot be written as JSON: ${(error as Error).message}`) });
   }
@@ -125,10 +132,22 @@ function withoutEmptyDescribe(payload: JsonObject): JsonObject {
 
 /** The one place where a failure becomes text on stderr and an exit code. */
 async function report(error: unknown, format: ErrorFormat, debug: boolean, stderr: Writable): Promise<number> {
+  const failure = renderFailure(error, format, debug);
+  await write(stderr, failure.text);
+  return failure.code;
+}
+
+function renderFailure(error: unknown, format: ErrorFormat, debug: boolean): { text: string; code: number } {
   const failure = error instanceof TwyltError ? error : new TwyltError('execution', { cause: error });
   const object = failure.toObject(debug);
-  await write(stderr, format === 'human' ? renderErrorHuman(object) : renderErrorJson(object));
-  return failure.exitCode;
+  const render = format === 'human' ? renderErrorHuman : renderErrorJson;
+  try {
+    return { text: render(object), code: failure.exitCode };
+  } catch {
+    // An issue value that cannot even be walked (a hostile proxy): report the issues without values.
+    if (object.errors) object.errors = object.errors.map(({ path, code, message }) => ({ path, code, message }));
+    return { text: render(object), code: failure.exitCode };
+  }
 }
 
 /** The real `process.stdout.write`, kept once business code may have had stdout taken away. */

@@ -2,6 +2,7 @@
 import { TwyltError } from '../protocol/errors.js';
 import type { InferInput, InferOutput, SchemaLike } from '../schema/types.js';
 import type { FewShot, Requirements, ToolDefinition, ToolMetadata } from './definition.js';
+import { expectExit } from './biz.js';
 import { outputInProgress } from './transport.js';
 import { processIo, runTool, type RunIo } from './run.js';
 import { rmSync } from 'node:fs';
@@ -76,11 +77,17 @@ export function guardProcess(): void {
   if (guarded) return;
   guarded = true;
   // A consumer that stops reading early must not turn into a stack trace.
-  process.stdout.on('error', () => process.exit(process.exitCode ?? 0));
+  process.stdout.on('error', () => {
+    expectExit();
+    process.exit(process.exitCode ?? 0);
+  });
+  // Nor one that closed stderr: the exit code still tells what happened.
+  process.stderr.on('error', () => {});
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
       const partial = outputInProgress();
       if (partial) rmSync(partial, { force: true });
+      expectExit();
       process.exit(128 + (signal === 'SIGTERM' ? 15 : 2));
     });
   }

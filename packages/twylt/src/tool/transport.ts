@@ -5,8 +5,9 @@
 import { open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { FILE_INPUT, FILE_OUTPUT } from '../protocol/constants.js';
+import { FILE_INPUT, FILE_OUTPUT, MAX_JSON_DEPTH } from '../protocol/constants.js';
 import { Fault, TwyltError } from '../protocol/errors.js';
+import { formatPath, type PathSegment } from '../protocol/issues.js';
 import { takeReplayedStdin } from './hooks.js';
 
 export type JsonObject = Record<string, unknown>;
@@ -122,11 +123,56 @@ function parseObject(text: string, where: string): JsonObject {
 }
 
 function parseJson(text: string, where: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
     throw new TwyltError('transport', { cause: new Fault('InvalidJSON', `Malformed JSON on ${where}: ${(error as Error).message}`) });
   }
+  checkReadable(value, where);
+  return value;
+}
+
+interface Container {
+  value: object;
+  depth: number;
+  key?: PathSegment;
+  parent?: Container;
+}
+
+/**
+ * JSON.parse accepts what the run cannot carry faithfully: nesting deep enough to overflow
+ * any recursive validator or writer, and numbers beyond double range, read as Infinity.
+ * Both are refused here, by a walk that keeps its own stack.
+ */
+function checkReadable(root: unknown, where: string): void {
+  if (typeof root !== 'object' || root === null) {
+    if (typeof root === 'number' && !Number.isFinite(root)) throw outOfRange(where, []);
+    return;
+  }
+  const pending: Container[] = [{ value: root, depth: 1 }];
+  for (let container = pending.pop(); container; container = pending.pop()) {
+    if (container.depth > MAX_JSON_DEPTH) {
+      throw new TwyltError('transport', { cause: new Fault('InputTooDeep', `The JSON on ${where} is nested deeper than ${MAX_JSON_DEPTH} levels`) });
+    }
+    const entries: Iterable<[PathSegment, unknown]> = Array.isArray(container.value) ? container.value.entries() : Object.entries(container.value);
+    for (const [key, value] of entries) {
+      if (typeof value === 'object' && value !== null) pending.push({ value, depth: container.depth + 1, key, parent: container });
+      else if (typeof value === 'number' && !Number.isFinite(value)) throw outOfRange(where, [...pathOf(container), key]);
+    }
+  }
+}
+
+function pathOf(container: Container): PathSegment[] {
+  const path: PathSegment[] = [];
+  for (let at: Container | undefined = container; at?.key !== undefined; at = at.parent) path.unshift(at.key);
+  return path;
+}
+
+function outOfRange(where: string, path: PathSegment[]): TwyltError {
+  return new TwyltError('transport', {
+    cause: new Fault('NumberOutOfRange', `The JSON on ${where} has a number at ${formatPath(path)} beyond the range of a 64-bit float`),
+  });
 }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });

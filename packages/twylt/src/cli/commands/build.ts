@@ -44,8 +44,8 @@ export const command: Command = {
     const outfile = resolve(io.cwd, values.outfile);
     const { buildTool } = await import('../../build/index.js');
     const result = await buildTool({ entry, outfile, minify: !values['no-minify'] });
-    const shown = relative(io.cwd, result.outfile);
-    io.stderr.write(`twylt build: wrote ${isAbsolute(shown) ? result.outfile : shown} (${(result.bytes / 1024).toFixed(0)} KiB, ${result.spec.name} ${result.spec.version})\n`);
+    const near = relative(io.cwd, result.outfile);
+    io.stderr.write(`twylt build: wrote ${near.startsWith('..') || isAbsolute(near) ? result.outfile : near} (${(result.bytes / 1024).toFixed(0)} KiB, ${result.spec.name} ${result.spec.version})\n`);
     return CLI_EXIT.ok;
   },
 };

@@ -1,0 +1,49 @@
+/**
+ * `twylt check` (the built command) passes on every TypeScript example in the repository.
+ * Each example is bundled with esbuild first: the suite starts a tool about a hundred times,
+ * and a TypeScript loader on every start would dominate. docs/conformance.md shows the same
+ * check run through tsx.
+ */
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ConformanceReport } from '../../packages/twylt/src/conformance/index.js';
+import { bundleTool } from '../support/bundle-tool.js';
+import { repoRoot, runTwylt } from '../support/twylt-cli.js';
+
+const scratch = mkdtempSync(join(tmpdir(), 'twylt-check-examples-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+async function check(command: string[]): Promise<{ code: number | null; report: ConformanceReport }> {
+  const run = await runTwylt(['check', '--json', '--timeout', '30000', '--', ...command]);
+  try {
+    return { code: run.code, report: JSON.parse(run.stdout) };
+  } catch {
+    throw new Error(`twylt check printed no JSON report (exit ${run.code}): ${run.stderr || run.stdout}`);
+  }
+}
+
+describe('the TypeScript examples', () => {
+  const examples = readdirSync(join(repoRoot, 'examples'))
+    .map((name) => join(repoRoot, 'examples', name, 'tool.ts'))
+    .filter((file) => existsSync(file));
+  const bundles = new Map<string, string>();
+  beforeAll(async () => {
+    for (const example of examples) bundles.set(example, await bundleTool(example, scratch));
+  });
+
+  it('there are examples to check', () => {
+    expect(examples.length).toBeGreaterThan(0);
+  });
+
+  for (const example of examples) {
+    const name = example.slice(join(repoRoot, 'examples').length + 1);
+    it(`passes every check: examples/${name}`, async () => {
+      const { code, report } = await check([process.execPath, bundles.get(example)!]);
+      const failures = report.results.filter((r) => r.status === 'fail').map((r) => `${r.id}: ${r.message}`);
+      expect(failures).toEqual([]);
+      expect(code).toBe(0);
+    }, 180_000);
+  }
+});

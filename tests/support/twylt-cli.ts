@@ -1,0 +1,34 @@
+/** Run the built `twylt` command (packages/twylt/dist/cli/main.js) as a real process. */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+export const twyltBin = fileURLToPath(new URL('../../packages/twylt/dist/cli/main.js', import.meta.url));
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function runTwylt(args: string[], options: { stdin?: string; env?: Record<string, string>; cwd?: string } = {}): Promise<CliRun> {
+  if (!existsSync(twyltBin)) throw new Error(`${twyltBin} is missing: run "npm run build -w twylt" first`);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [twyltBin, ...args], {
+      cwd: options.cwd ?? repoRoot,
+      env: { ...process.env, NO_COLOR: '', ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.stdin ?? '');
+  });
+}
+
+/** `node --import <tsx>`: how the repo's TypeScript examples run without a build step. */
+export const tsxNode = [process.execPath, '--import', import.meta.resolve('tsx')];
