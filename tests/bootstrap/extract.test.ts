@@ -70,6 +70,13 @@ describe('static extraction', () => {
     expect((await read(bound, 'tool.js')).values).toEqual({ name: 'd', version: '0.1.0', description: 'D' });
     const direct = `import { defineTool as define } from 'twylt';\ndefine({ name: 'direct' } satisfies object).run();`;
     expect((await read(direct, 'tool.ts')).values).toEqual({ name: 'direct' });
+    const exported = `import { defineTool } from 'twylt';
+      const helper = defineTool({ name: 'helper' });
+      export const main = defineTool({ name: 'main' });
+      export default defineTool({ name: 'default' });`;
+    const metadata = await read(exported, 'tool.mjs');
+    expect(metadata.values).toEqual({ name: 'main' });
+    expect(metadata.notes).toEqual(['/virtual/tool.mjs:4:22: 2 tools found; reading the first, defineTool(...)']);
   });
 
   it("recognises Tool through a renamed or namespace import from 'twylt' only", async () => {
@@ -94,10 +101,10 @@ describe('static extraction', () => {
 
   it('prefers the tool whose run() is called, then an exported one, then the most derived class', async () => {
     const run = `import { Tool } from 'twylt';
-      export class A extends Tool { name = 'a'; }
+      export class A extends Tool { get name() { return 'a'; } }
       class B extends Tool { name = 'b'; }
       B.run();`;
-    expect((await read(run)).values.name).toBe('b');
+    expect(await read(run)).toMatchObject({ values: { name: 'b' }, notes: [] }); // nothing said about A
     const exported = `import { Tool } from 'twylt';
       class A extends Tool { name = 'a'; }
       class B extends Tool { name = 'b'; }
@@ -129,7 +136,7 @@ T.run();`;
     expect([...metadata.unreadable].sort()).toEqual(['description', 'fewShots', 'inputSchemaName', 'requirements', 'version']);
     expect(metadata.notes).toEqual([
       '/virtual/tool.ts:9:3: inputSchemaName is declared as a getter, which is not read; only instance fields with literal values are',
-      '/virtual/tool.ts:10:3: outputSchemaName is declared as a static field, which is not read; only instance fields with literal values are',
+      '/virtual/tool.ts:10:3: outputSchemaName is declared as a static member, which is not read; only instance fields with literal values are',
       '/virtual/tool.ts:5:13: version of class T is not a literal (the identifier `VERSION`)',
       '/virtual/tool.ts:6:17: description of class T is not a literal (a template string with substitutions)',
       '/virtual/tool.ts:7:15: fewShots of class T is not a literal (a spread)',

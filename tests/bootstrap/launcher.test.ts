@@ -189,6 +189,26 @@ describe('with the dependency installed, the launcher answers as the tool itself
   });
 });
 
+describe('requirements the source does not show', () => {
+  it('are asked of the tool when it loads, else the default stands in', async () => {
+    const computed = join(FIXTURES, 'computed-requirements');
+    const missing = await run([process.execPath, join(computed, 'launcher.mjs'), '--debug'], { env: { INPUT_DESCRIBE: 'requirements' } });
+    expect(missing.code).toBe(0);
+    expect(json(missing)).toEqual({ tool: 'npm', format: 'package.json', content: '{\n  "dependencies": {\n    "twylt": "0.1.0"\n  }\n}' });
+    expect(missing.stderr).toBe(`twylt bootstrap: ${join(computed, 'tool.mjs')}:14:14: requirements of class Computed is not a literal (a call)\n`);
+
+    const box = sandbox({ fixture: 'computed-requirements', twylt: 'link', zod: true, dependency: true });
+    try {
+      const ask = ['{"describe": "requirements"}'];
+      const own = await run([process.execPath, join(box.dir, 'tool.mjs'), ...ask], { cwd: box.dir });
+      expect(json(own)).toMatchObject({ content: '{"dependencies":{"bootstrap-fixture-dep":"1.0.0","zod":"4.6.7"}}' });
+      expect(await run([process.execPath, join(box.dir, 'launcher.mjs'), ...ask], { cwd: box.dir })).toEqual(own);
+    } finally {
+      box.remove();
+    }
+  });
+});
+
 describe('twylt installed, zod and every other dependency absent', () => {
   let box: Sandbox;
   let traceDir: string;

@@ -1,13 +1,14 @@
 /** The workspace API in a real tool process: every business-path denial, and guardrails off. */
 import { execFileSync } from 'node:child_process';
-import { existsSync, linkSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, probe, stderrParts } from './probe.js';
-import { ISO_UTC, UUID, sandbox, type Sandbox } from './sandbox.js';
+import { ISO_UTC, UUID, sandbox, separateMount, type Sandbox } from './sandbox.js';
 import { runLoopRedacts } from './wiring.js';
 
 let box: Sandbox;
+const mount = separateMount();
 beforeAll(() => {
   box = sandbox();
   const ws = box.workspace;
@@ -67,13 +68,13 @@ describe('denials of business paths: exit 6, one incident on stderr, then the er
     expect(readFileSync(join(box.outside, 'secret.txt'), 'utf8')).toBe('SECRET');
   });
 
-  it('denies crossing a mount point (/dev/shm below a /dev root)', async (context) => {
-    if (statSync('/dev').dev === statSync('/dev/shm').dev) context.skip(); // this machine has no separate /dev/shm mount
-    const r = await call(probe, { env: { TWYLT_GUARDRAILS: '1', TWYLT_WORKSPACE_ROOT: '/dev' }, payload: { op: 'resolve', path: '/shm' } });
+  // Skipped where /dev/shm is not a mount of its own below /dev (no mount point to cross).
+  it.skipIf(!mount)('denies crossing a mount point', async () => {
+    const r = await call(probe, { env: { TWYLT_GUARDRAILS: '1', TWYLT_WORKSPACE_ROOT: mount!.root }, payload: { op: 'resolve', path: mount!.virtual } });
     expect(r.code).toBe(6);
     const { incidents, error } = stderrParts(r);
     expect(error.code).toBe('mount_boundary_forbidden');
-    expect(incidents[0]!.requested_path).toBe('/shm');
+    expect(incidents[0]!.requested_path).toBe(mount!.virtual);
   });
 
   it('denies network use when TWYLT_DISABLE_NETWORK is on, without needing a root', async () => {

@@ -95,6 +95,14 @@ describe('JSON Schema issues (same codes and order as the Zod path)', () => {
     ]);
   });
 
+  it('words a failing pattern by the standard format beside it', async () => {
+    const schema = object({ e: { type: 'string', format: 'email', pattern: '^[^@]+@[^@]+$' }, c: { type: 'string', format: 'custom', pattern: '^c$' } });
+    expect(await issuesOf(schema, { e: 'nope', c: 'd' })).toEqual([
+      { path: 'e', code: 'string_pattern_mismatch', message: 'Must be a valid email', value: 'nope' },
+      { path: 'c', code: 'string_pattern_mismatch', message: 'Must match the pattern /^c$/', value: 'd' },
+    ]);
+  });
+
   it('reports one issue per value, and array sizes only when the items are fine', async () => {
     const schema = object({ s: { type: 'string', minLength: 3, pattern: '^[a-z]+$' }, l: { type: 'array', items: { type: 'integer' }, minItems: 3 } });
     expect(await codesOf(schema, { s: 'A', l: ['x'] })).toEqual([

@@ -88,6 +88,15 @@ describe('Zod issue codes, messages, paths and values', () => {
     ]);
   });
 
+  it('words string format failures by the format, with the pattern code', async () => {
+    const schema = z.object({ e: z.email(), s: z.string().startsWith('ab'), t: z.templateLiteral(['v', z.int()]) });
+    expect(await issuesOf(schema, { e: 'nope', s: 'x', t: 'v1.5' })).toEqual([
+      { path: 'e', code: 'string_pattern_mismatch', message: 'Must be a valid email', value: 'nope' },
+      { path: 's', code: 'string_pattern_mismatch', message: 'Must start with "ab"', value: 'x' },
+      { path: 't', code: 'string_pattern_mismatch', message: 'Must match the pattern /^v-?\\d+$/', value: 'v1.5' },
+    ]);
+  });
+
   it('counts string lengths in code points, as JSON Schema does', async () => {
     const schema = z.object({ s: z.string().max(2) });
     expect(await issuesOf(schema, { s: '😀😀' })).toEqual([]);

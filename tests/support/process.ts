@@ -53,7 +53,7 @@ export function run(argv: readonly string[], options: SpawnOptions = {}): Promis
 
 /** The compiled example, run with plain node (built by `npm run build`). */
 export function example(name: string): string[] {
-  if (TEST_BUILT) return builtSingle('examples', name);
+  if (testBuilt()) return builtSingle('examples', name);
   const compiled = `${ROOT}build/examples/${name}/tool.js`;
   if (!existsSync(compiled)) throw new Error(`${compiled} is missing: run npm run build first`);
   return [process.execPath, compiled];
@@ -73,7 +73,7 @@ export function errorOf(result: Finished): Record<string, any> {
 
 /** A compiled runtime fixture (tests/fixtures/runtime/<name>.ts). */
 export function fixture(name: string): string[] {
-  if (TEST_BUILT) return builtSingle('fixtures', name);
+  if (testBuilt()) return builtSingle('fixtures', name);
   const compiled = `${ROOT}build/tests/fixtures/runtime/${name}.js`;
   if (!existsSync(compiled)) throw new Error(`${compiled} is missing: run npm run build first`);
   return [process.execPath, compiled];
@@ -83,7 +83,9 @@ export function fixture(name: string): string[] {
  * With TWYLT_TEST_BUILT=1, example() and fixture() give the single files that `twylt build`
  * made of them, so the same subprocess suites run against built tools (tests/build/ does so).
  */
-export const TEST_BUILT = process.env.TWYLT_TEST_BUILT === '1';
+export function testBuilt(): boolean {
+  return process.env.TWYLT_TEST_BUILT === '1';
+}
 
 /** Where tests/build/ writes the single file of an example or a runtime fixture. */
 export function singleFile(kind: 'examples' | 'fixtures', name: string): string {

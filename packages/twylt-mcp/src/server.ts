@@ -19,7 +19,7 @@ const { version } = createRequire(import.meta.url)('../package.json') as { versi
 const DESCRIBE_KEY = 'describe';
 
 export interface ServerOptions {
-  /** Where call failures are reported for the operator (default: nowhere). */
+  /** Where failed calls and unreadable MCP messages are reported (default: nowhere). */
   log?: Log;
 }
 
@@ -27,6 +27,8 @@ export function createServer(tools: readonly BridgeTool[], options: ServerOption
   const log = options.log ?? (() => {});
   const byName = new Map(tools.map((tool) => [tool.definition.name, tool]));
   const server = new Server({ name: 'twylt-mcp', version }, { capabilities: { tools: {} } });
+  // Messages the SDK cannot handle (malformed JSON-RPC, say) are dropped; say so.
+  server.onerror = (error) => log(`MCP: ${error.message}`);
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((tool) => tool.definition) }));
 

@@ -31,7 +31,10 @@ interface ClassInfo {
 }
 
 interface Candidate {
-  tool: ToolSource;
+  label: string;
+  node: t.Node;
+  /** Reads the fields; run for the chosen candidate only, so notes concern the tool alone. */
+  fields: (notes: Note[]) => ToolSource['fields'];
   run: boolean;
   exported: boolean;
   leaf: boolean;
@@ -63,7 +66,9 @@ export function findTool(program: t.Program, notes: Note[]): ToolSource | undefi
   const extended = new Set([...chains.values()].flatMap((chain) => chain.slice(0, -1)));
   for (const [info, chain] of chains) {
     candidates.push({
-      tool: classTool(info, chain, notes),
+      label: `class ${info.name ?? '(anonymous)'}`,
+      node: info.node,
+      fields: (found) => classFields(chain, found),
       run: info.name !== undefined && facts.runNames.has(info.name),
       exported: facts.exportedNodes.has(info.node) || (info.name !== undefined && facts.exportedNames.has(info.name)),
       leaf: !extended.has(info),
@@ -72,20 +77,22 @@ export function findTool(program: t.Program, notes: Note[]): ToolSource | undefi
   for (const call of facts.defineCalls) {
     const names = facts.namesOf.get(call) ?? [];
     candidates.push({
-      tool: defineToolTool(call, notes),
+      label: 'defineTool(...)',
+      node: call,
+      fields: (found) => defineToolFields(call, found),
       run: facts.runCalls.has(call) || names.some((name) => facts.runNames.has(name)),
       exported: facts.exportedNodes.has(call) || names.some((name) => facts.exportedNames.has(name)),
       leaf: true,
     });
   }
-  candidates.sort((a, b) => (a.tool.node.start ?? 0) - (b.tool.node.start ?? 0));
+  candidates.sort((a, b) => (a.node.start ?? 0) - (b.node.start ?? 0));
 
   const ranked = [candidates.filter((c) => c.run), candidates.filter((c) => c.exported), candidates.filter((c) => c.leaf)];
   const best = ranked.find((group) => group.length > 0) ?? [];
-  if (best.length > 1) {
-    notes.push({ node: best[1].tool.node, message: `${best.length} tools found; reading the first, ${best[0].tool.label}` });
-  }
-  return best[0]?.tool;
+  const chosen = best[0];
+  if (!chosen) return undefined;
+  if (best.length > 1) notes.push({ node: best[1].node, message: `${best.length} tools found; reading the first, ${chosen.label}` });
+  return { label: chosen.label, node: chosen.node, fields: chosen.fields(notes) };
 }
 
 /** Local names under which the module imports `Tool` and `defineTool` from 'twylt'. */
@@ -158,7 +165,7 @@ function collect(program: t.Program, refs: ReturnType<typeof twyltBindings>): Fa
         break;
       }
       case 'VariableDeclarator': {
-        const init = node.init && unwrapAwait(unwrapTypes(node.init));
+        const init = node.init && unwrapTypes(node.init);
         if (node.id.type === 'Identifier' && init?.type === 'CallExpression') {
           facts.namesOf.set(init, [...(facts.namesOf.get(init) ?? []), node.id.name]);
         }
@@ -188,35 +195,31 @@ function collect(program: t.Program, refs: ReturnType<typeof twyltBindings>): Fa
   return facts;
 }
 
-function unwrapAwait(node: t.Node): t.Node {
-  return node.type === 'AwaitExpression' ? unwrapTypes(node.argument) : node;
-}
-
-function classTool(info: ClassInfo, chain: ClassInfo[], notes: Note[]): ToolSource {
-  const fields = new Map<MetadataField, t.Node | null>();
+function classFields(chain: ClassInfo[], notes: Note[]): ToolSource['fields'] {
+  const fields: ToolSource['fields'] = new Map();
   for (const link of chain) {
     for (const member of link.node.body.body) {
-      if (!('key' in member) || !member.key) continue;
-      const key = propertyKey(member as { key: t.Node; computed?: boolean });
+      if (member.type !== 'ClassProperty' && member.type !== 'ClassMethod' && member.type !== 'ClassAccessorProperty') continue;
+      const key = propertyKey(member);
       if (!isMetadataField(key)) continue;
       if (member.type === 'ClassProperty' && !member.static) {
-        if (member.value) fields.set(key, member.value);
-      } else if (member.type === 'ClassProperty' || member.type === 'ClassMethod' || member.type === 'ClassAccessorProperty') {
-        const form = member.type === 'ClassProperty' ? 'a static field' : member.type === 'ClassMethod' ? `a ${member.kind === 'get' ? 'getter' : 'method'}` : 'an accessor';
-        notes.push({ node: member, message: `${key} is declared as ${form}, which is not read; only instance fields with literal values are` });
-        if (!('static' in member && member.static)) fields.set(key, null);
+        if (member.value) fields.set(key, member.value); // `declare name: string` has none
+        continue;
       }
+      const form = member.static ? 'a static member' : member.type === 'ClassMethod' ? `a ${member.kind === 'get' ? 'getter' : 'method'}` : 'an accessor';
+      notes.push({ node: member, message: `${key} is declared as ${form}, which is not read; only instance fields with literal values are` });
+      if (!member.static) fields.set(key, null); // it hides any value a base class gave
     }
   }
-  return { label: `class ${info.name ?? '(anonymous)'}`, node: info.node, fields };
+  return fields;
 }
 
-function defineToolTool(call: t.CallExpression, notes: Note[]): ToolSource {
-  const tool: ToolSource = { label: 'defineTool(...)', node: call, fields: new Map() };
+function defineToolFields(call: t.CallExpression, notes: Note[]): ToolSource['fields'] {
+  const fields: ToolSource['fields'] = new Map();
   const argument = call.arguments[0] && unwrapTypes(call.arguments[0]);
   if (argument?.type !== 'ObjectExpression') {
     notes.push({ node: argument ?? call, message: 'defineTool is not given an object literal, so no field is read' });
-    return tool;
+    return fields;
   }
   for (const property of argument.properties) {
     if (property.type === 'SpreadElement') {
@@ -226,13 +229,13 @@ function defineToolTool(call: t.CallExpression, notes: Note[]): ToolSource {
     const key = propertyKey(property);
     if (!isMetadataField(key)) continue;
     if (property.type === 'ObjectProperty') {
-      tool.fields.set(key, property.value);
+      fields.set(key, property.value);
     } else {
       notes.push({ node: property, message: `${key} is declared as a method, which is not read` });
-      tool.fields.set(key, null);
+      fields.set(key, null);
     }
   }
-  return tool;
+  return fields;
 }
 
 /** Visits every node once, parents before children. */

@@ -64,8 +64,12 @@ export function typeLabel(input: unknown, root: JsonSchema, depth = 0): string {
   }
   const types = Array.isArray(schema.type) ? schema.type : [schema.type ?? (isObjectSchema(schema) ? 'object' : 'any')];
   return types
-    .map((type) => (type === 'array' ? `${isRecord(schema.items) ? typeLabel(schema.items, root, depth + 1) : 'any'}[]` : String(type)))
+    .map((type) => (type === 'array' ? `${isRecord(schema.items) ? grouped(typeLabel(schema.items, root, depth + 1)) : 'any'}[]` : String(type)))
     .join(' | ');
+}
+
+function grouped(label: string): string {
+  return label.includes(' | ') ? `(${label})` : label;
 }
 
 /** A call's failure, for a person: what went wrong, at which stage, and each validation issue. */

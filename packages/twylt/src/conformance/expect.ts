@@ -3,6 +3,7 @@
  * problems found (empty: as the protocol says), in words a tool author can act on.
  */
 import { isDeepStrictEqual } from 'node:util';
+import { parseErrorObject } from '../client/client.js';
 import { KINDS, type ErrorObject, type KindName } from '../protocol/errors.js';
 import type { Issue } from '../protocol/issues.js';
 import { isRecord } from './schema-walk.js';
@@ -120,6 +121,13 @@ export function expectIssue(issues: Issue[], path: string, codes: string[], valu
     problems.push(`issue at ${path} has value ${JSON.stringify(match.value)}, expected ${JSON.stringify(value.is)}`);
   }
   return problems;
+}
+
+/** A tool's failure in one line: its error object summarised, else its raw stderr. */
+export function toolSaid(stderr: string): string {
+  const error = parseErrorObject(stderr);
+  if (!error) return preview(stderr);
+  return `${error.type}: ${error.exception ? `${error.exception.type}: ${error.exception.message}` : error.message}`;
 }
 
 export function preview(text: string): string {

@@ -17,7 +17,7 @@ export function renderTable(report: ConformanceReport, options: TableOptions = {
   for (const result of report.results) {
     lines.push(`${paint(result.status, result.status.toUpperCase().padEnd(4))}  ${result.id.padEnd(width)}  ${result.message}`);
     if ((options.evidence ?? true) && (result.status === 'fail' || result.status === 'warn')) {
-      for (const run of result.evidence) lines.push(...evidenceLines(run).map((line) => `      ${' '.repeat(width)}  ${line}`));
+      for (const run of result.evidence) lines.push(...evidenceLines(run).map((line) => `      ${line}`));
     }
   }
   const { pass, fail, warn, skip } = report.summary;

@@ -48,7 +48,7 @@ interface Keywords {
 
 /** Keywords that only describe: kept in publication, never checked. `format` is an annotation in 2020-12. */
 const ANNOTATIONS = new Set([
-  '$schema', '$id', '$comment', '$defs', 'definitions', 'title', 'description', 'default', 'examples',
+  '$schema', '$id', '$comment', 'title', 'description', 'default', 'examples',
   'deprecated', 'readOnly', 'writeOnly', 'format', 'contentEncoding', 'contentMediaType',
 ]);
 /** Formats of the JSON Schema vocabulary: a failing pattern beside one is worded by its name. */
@@ -164,7 +164,7 @@ export class JsonValidator {
     seen.add(node);
     for (const [key, value] of Object.entries(node)) {
       const where = `${at}/${key}`;
-      if (key.startsWith('x-') || (ANNOTATIONS.has(key) && key !== '$defs' && key !== 'definitions')) {
+      if (key.startsWith('x-') || ANNOTATIONS.has(key)) {
         if (key === '$id' && at !== '#') throw new SchemaError(`${where}: "$id" is only supported on the root schema`);
         continue;
       }
@@ -391,14 +391,15 @@ export class JsonValidator {
 
   private checkUnion(members: Node[], exclusive: boolean, value: unknown, path: PathSegment[], out: Issue[], mode: Mode): unknown {
     const tag = isJsonObject(value) ? this.tagOf(members) : null;
-    if (tag && isJsonObject(value)) {
-      if (value[tag.key] === undefined) {
-        out.push(issues.tagNotFound(path, tag.key, value));
+    if (tag) {
+      const object = value as Record<string, unknown>;
+      if (object[tag.key] === undefined) {
+        out.push(issues.tagNotFound(path, tag.key, object));
         return value;
       }
-      const index = tag.values.findIndex((v) => jsonEqual(v, value[tag.key]));
+      const index = tag.values.findIndex((v) => jsonEqual(v, object[tag.key]));
       if (index === -1) {
-        out.push(issues.tagInvalid(path, tag.key, tag.values, value));
+        out.push(issues.tagInvalid(path, tag.key, tag.values, object));
         return value;
       }
       return this.check(members[index], value, path, out, mode);

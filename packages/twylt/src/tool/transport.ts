@@ -127,7 +127,9 @@ function parseJson(text: string, where: string): unknown {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new TwyltError('transport', { cause: new Fault('InvalidJSON', `Malformed JSON on ${where}: ${(error as Error).message}`) });
+    // JSON has no byte order mark, and the character is invisible in the parser's message.
+    const reason = text.startsWith('\uFEFF') ? 'it starts with a byte order mark (BOM)' : (error as Error).message;
+    throw new TwyltError('transport', { cause: new Fault('InvalidJSON', `Malformed JSON on ${where}: ${reason}`) });
   }
   checkReadable(value, where);
   return value;

@@ -27,8 +27,9 @@ Options:
   --json              print the output compactly and failures as the raw error JSON
   -h, --help          show this help
 
-Exit code: the tool's own (0, or 2 to 6 as TWYLT defines them); 1 when the tool could
-not run or misbehaved (time-out, crash, output that is not JSON); 64 for wrong usage.
+Exit code: the tool's own (0, 2 to 6 as TWYLT defines them, or any other code it
+exited with); 1 when the tool could not run or misbehaved (time-out, crash, output
+that is not JSON) or --validate found a mismatch; 64 for wrong usage.
 
 Example:
   twylt call --input '{"text": "hi"}' -- python3 tool.py
@@ -99,8 +100,8 @@ async function readInput(inline: string | undefined, file: string | undefined, i
   return value as Record<string, unknown>;
 }
 
-/** The tool's own error line when it printed one; otherwise a client error in the same shape. */
+/** The tool's own stderr when it held an error object; otherwise a client error as one JSON line. */
 function rawFailure(error: TwyltClientError): string {
-  if (error instanceof ToolError && error.error) return `${JSON.stringify({ error: error.error })}\n`;
+  if (error instanceof ToolError && error.error) return error.stderr.endsWith('\n') ? error.stderr : `${error.stderr}\n`;
   return `${JSON.stringify({ client_error: { name: error.name, message: error.message, stderr: error.stderr } })}\n`;
 }

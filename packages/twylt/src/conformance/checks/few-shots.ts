@@ -4,7 +4,7 @@
  * no network): a warning with the tool's error. A run its own validation rejects: a failure.
  */
 import { judge, payload, skip, warn, type CheckDef, type CheckGroup } from '../check.js';
-import { expectJsonOutput, preview, runProblems } from '../expect.js';
+import { expectJsonOutput, runProblems, toolSaid } from '../expect.js';
 
 export const fewShotChecks: CheckGroup = (context) => {
   const shots = context.spec?.few_shots ?? [];
@@ -32,7 +32,7 @@ export const fewShotChecks: CheckGroup = (context) => {
         const run = await t.probe({ args: [payload(shot.input)] });
         const { exitCode, stderr } = run.received;
         if (runProblems(run).length === 0 && (exitCode === 5 || exitCode === 6)) {
-          return warn(`exit ${exitCode}: the environment may lack what this example needs; the tool said ${preview(stderr)}`);
+          return warn(`exit ${exitCode}: the environment may lack what this example needs; the tool said ${toolSaid(stderr)}`);
         }
         const { problems, value } = expectJsonOutput(run);
         if (problems.length === 0) {

@@ -1,7 +1,7 @@
 /** File mode: input.json in, output.json out, nothing stale left behind (PROTOCOL.md section 1.6). */
 import { FILE_INPUT, FILE_OUTPUT, ROOT_PATH } from '../../protocol/constants.js';
 import { judge, payload, UNKNOWN_KEY, warn, type CheckGroup } from '../check.js';
-import { expectError, expectIssue, issuesOf, preview, runProblems } from '../expect.js';
+import { expectError, expectIssue, issuesOf, preview, runProblems, toolSaid } from '../expect.js';
 import type { Evidence } from '../types.js';
 
 const STALE = '{"stale": true}';
@@ -28,7 +28,7 @@ export const fileChecks: CheckGroup = () => [
       if (problems.length) return judge(problems, '');
       const { exitCode, stdout, stderr } = run.received;
       if (exitCode === 5 || exitCode === 6) {
-        return warn(`exit ${exitCode} on ${t.context.baseSource}; the environment may lack what the tool needs: ${preview(stderr)}`);
+        return warn(`exit ${exitCode} on ${t.context.baseSource}; the environment may lack what the tool needs: ${toolSaid(stderr)}`);
       }
       if (exitCode !== 0) return judge([`exit code ${exitCode}, expected 0; stderr: ${preview(stderr)}`], '');
       if (stdout !== '') problems.push(`stdout must be empty in file mode, got ${preview(stdout)}`);

@@ -10,6 +10,11 @@ import { judge, payload, skip, UNKNOWN_KEY, type CheckDef, type CheckGroup, type
 import { expectError, expectIssue, issuesOf } from '../expect.js';
 import { fieldsOf, isObjectSchema, isRecord, plainType, sample, violations, WRONG_TYPE_CODES, type Field } from '../schema-walk.js';
 
+function short(value: unknown): string {
+  const text = JSON.stringify(value);
+  return text.length > 40 ? `${text.slice(0, 20)}…(${text.length} chars)` : text;
+}
+
 /** Send `input` on the CLI; expect exit 2 and let `inspect` look at the issues. */
 async function expectInvalid(t: CheckRun, input: unknown, inspect: (issues: ReturnType<typeof issuesOf>) => string[]): Promise<string[]> {
   const run = await t.probe({ args: [payload(input)] });
@@ -124,7 +129,7 @@ export const inputChecks: CheckGroup = (context) => {
         async run(t) {
           const input = { ...t.base, [field.name]: violation.value };
           const problems = await expectInvalid(t, input, (issues) => expectIssue(issues, field.name, violation.codes, { is: violation.value }));
-          return judge(problems, `${JSON.stringify(violation.value)} rejected with ${violation.codes.join(' or ')}`);
+          return judge(problems, `${short(violation.value)} rejected with ${violation.codes.join(' or ')}`);
         },
       });
     }
