@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultRequirements, markToolEntryFile, toolEntryFile } from '../../packages/twylt/src/bootstrap/default-requirements.js';
+import type { TwyltError } from '../../packages/twylt/src/protocol/errors.js';
 
 const root = mkdtempSync(join(tmpdir(), 'twylt-requirements-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -33,11 +34,25 @@ describe('default requirements', () => {
 
   it('name the file when the nearest package.json is malformed', () => {
     const dir = folder('malformed', '{"dependencies": ');
-    expect(() => defaultRequirements(join(dir, 'tool.ts'))).toThrow(
-      expect.objectContaining({ name: 'InvalidPackageJson', message: expect.stringContaining(join(dir, 'package.json')) }),
-    );
+    const failure = (toolFile: string) => {
+      try {
+        defaultRequirements(toolFile);
+      } catch (error) {
+        return (error as TwyltError).toObject();
+      }
+      throw new Error('no failure');
+    };
+    // A describe error, so the launcher and the tool's own answer fail alike (exit 4).
+    expect(failure(join(dir, 'tool.ts'))).toMatchObject({
+      type: 'protocol_error',
+      stage: 'describe',
+      exception: { type: 'InvalidPackageJson', message: expect.stringContaining(join(dir, 'package.json')) },
+    });
     const wrongShape = folder('wrong-shape', '{"dependencies": ["zod"]}');
-    expect(() => defaultRequirements(join(wrongShape, 'tool.ts'))).toThrow(/must map package names to version strings/);
+    expect(failure(join(wrongShape, 'tool.ts')).exception).toEqual({
+      type: 'InvalidPackageJson',
+      message: `"dependencies" in ${join(wrongShape, 'package.json')} must map package names to version strings`,
+    });
   });
 
   it('the tool entry file is the one a launcher marked, else the main script', () => {

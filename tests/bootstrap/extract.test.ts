@@ -62,6 +62,18 @@ describe('static extraction', () => {
     expect(rejected.notes[0]).toMatch(/^\/virtual\/tool\.mjs: cannot be parsed/);
   });
 
+  it('accepts the syntax Node 20 and TypeScript 5 accept: decorators, accessors, import attributes', async () => {
+    const source = `import { Tool } from 'twylt';
+import data from './data.json' with { type: 'json' };
+@register
+export class T extends Tool { @field name = 'decorated'; accessor version = '1'; }`;
+    for (const file of ['tool.ts', 'tool.mjs']) {
+      const metadata = await read(source, file);
+      expect(metadata.values, file).toEqual({ name: 'decorated' });
+      expect(metadata.notes).toEqual([`/virtual/${file}:4:58: version is declared as an accessor, which is not read; only instance fields with literal values are`]);
+    }
+  });
+
   it('reads the object literal given to defineTool, bound to a variable or run directly', async () => {
     const bound = `
       import { defineTool } from 'twylt';

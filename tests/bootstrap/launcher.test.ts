@@ -167,6 +167,22 @@ describe('with the dependency installed, the launcher answers as the tool itself
     rmSync(join(js.dir, 'output.json'));
   });
 
+  it('default requirements from a malformed package.json: the same describe error from both', async () => {
+    const bad = sandbox({ fixture: 'define-tool', twylt: 'link', zod: true, dependency: true });
+    try {
+      writeFileSync(join(bad.dir, 'package.json'), '{"type": "module", "dependencies": ["zod"]}');
+      const ask = ['{"describe": "json_spec"}'];
+      const own = await run([process.execPath, join(bad.dir, 'tool.mjs'), ...ask], { cwd: bad.dir });
+      expect(errorOf(own)).toMatchObject({ stage: 'describe', exception: { type: 'InvalidPackageJson' } });
+      expect(own.code).toBe(4);
+      // The launcher's static requirements derive the same default, and fail the same way.
+      const launched = await run([process.execPath, join(bad.dir, 'launcher.mjs'), '{"describe": "requirements"}'], { cwd: bad.dir });
+      expect(launched).toEqual(own);
+    } finally {
+      bad.remove();
+    }
+  });
+
   it('errors, service options and INPUT_DESCRIBE in file mode are the tool’s own', async () => {
     const launcher = [process.execPath, join(js.dir, 'launcher.mjs')];
     const tool = [process.execPath, join(js.dir, 'tool.mjs')];

@@ -1,4 +1,6 @@
 /** The built `twylt` command: help, usage errors, describe and call on the Python tool and a TypeScript example. */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { styleFor } from '../../packages/twylt/src/cli/style.js';
@@ -86,8 +88,15 @@ describe.skipIf(noPython)(`on the foreign Python tool (${noPython ? NO_PYTHON_RE
     const inline = await runTwylt(['call', '--input', '{"text": "ab", "times": 2}', '--', ...tool]);
     expect(inline.code).toBe(0);
     expect(inline.stdout).toBe('{\n  "echo": "abab",\n  "length": 4,\n  "scale": 1\n}\n');
-    const file = await runTwylt(['call', '--input-file', 'tests/fixtures/python/broken/../../../../package.json', '--', ...tool]);
-    expect(file.code).toBe(2); // package.json is an object the tool rejects
+    const dir = mkdtempSync(join(tmpdir(), 'twylt-cli-test-'));
+    try {
+      writeFileSync(join(dir, 'input.json'), '{"text": "from a file"}');
+      const file = await runTwylt(['call', '--json', '--input-file', join(dir, 'input.json'), '--', ...tool]);
+      expect(file.code).toBe(0);
+      expect(JSON.parse(file.stdout)).toEqual({ echo: 'from a file', length: 11, scale: 1 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
     for (const transport of ['stdin', 'file']) {
       const run = await runTwylt(['call', '--transport', transport, '--json', '--', ...tool], { stdin: '{"text": "é"}' });
       expect(run.code, transport).toBe(0);

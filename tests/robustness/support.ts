@@ -13,14 +13,14 @@ import { ROOT, type Finished } from '../support/process.js';
 /**
  * Property runs. Fixed seed and counts by default (CI); for a longer local search:
  * `TWYLT_FC_RUNS=5000 TWYLT_FC_SEED=random npx vitest run tests/robustness`.
- * Runs through real processes are a tenth of the in-process ones (at least 5).
+ * Runs through real processes are a fifteenth of the in-process ones (at least 4).
  */
 const runs = Number(process.env.TWYLT_FC_RUNS ?? 150);
 const seedSetting = process.env.TWYLT_FC_SEED;
 export const FC = {
   seed: seedSetting === 'random' ? Date.now() ^ (Math.random() * 2 ** 31) : Number(seedSetting ?? 20261130),
   inProcess: runs,
-  processes: Math.max(5, Math.ceil(runs / 10)),
+  processes: Math.max(4, Math.ceil(runs / 15)),
 };
 
 /** A compiled robustness fixture (tests/fixtures/robustness/<name>.ts). */

@@ -1,11 +1,11 @@
 /**
  * The `requirements` a tool publishes when its author declares none. Shared by the launcher
  * (static answers) and the run loop (the tool's own answer), so both always agree.
- * Dependency-free and synchronous: it runs only when a describe mode needs it.
+ * No package dependencies, synchronous, and run only when a describe mode needs it.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { Fault } from '../protocol/errors.js';
+import { Fault, TwyltError } from '../protocol/errors.js';
 import type { Requirements } from '../tool/definition.js';
 
 /**
@@ -13,7 +13,8 @@ import type { Requirements } from '../tool/definition.js';
  * `JSON.stringify({dependencies}, null, 2)` of the `dependencies` of the package.json nearest
  * to the tool file (its own folder, then each parent; the working directory when the file is
  * unknown); `{}` when that file has no such field or when no package.json exists up to the root.
- * Throws a Fault naming the file when the nearest package.json is unreadable or malformed.
+ * Only describe requests need it, so a nearest package.json that is unreadable or malformed is
+ * a describe error (exit 4) naming the file, for the launcher and the run loop alike.
  */
 export function defaultRequirements(toolFile: string | undefined): Requirements {
   const dependencies = nearestDependencies(toolFile === undefined ? process.cwd() : dirname(toolFile));
@@ -35,7 +36,7 @@ function readIfExists(file: string): string | undefined {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    throw new Fault('PackageJsonUnreadable', `Cannot read ${file} for the default requirements: ${code ?? 'unknown error'}`);
+    throw invalid('PackageJsonUnreadable', `Cannot read ${file} for the default requirements: ${code ?? 'unknown error'}`);
   }
 }
 
@@ -44,13 +45,17 @@ function dependenciesOf(text: string, file: string): Record<string, string> {
   try {
     manifest = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (error) {
-    throw new Fault('InvalidPackageJson', `${file} is not valid JSON, so the default requirements cannot be derived: ${(error as Error).message}`);
+    throw invalid('InvalidPackageJson', `${file} is not valid JSON, so the default requirements cannot be derived: ${(error as Error).message}`);
   }
   const dependencies = isPlainObject(manifest) ? manifest.dependencies : undefined;
   if (dependencies === undefined) return {};
   const valid = isPlainObject(dependencies) && Object.values(dependencies).every((range) => typeof range === 'string');
-  if (!valid) throw new Fault('InvalidPackageJson', `"dependencies" in ${file} must map package names to version strings`);
+  if (!valid) throw invalid('InvalidPackageJson', `"dependencies" in ${file} must map package names to version strings`);
   return dependencies as Record<string, string>;
+}
+
+function invalid(name: string, message: string): TwyltError {
+  return new TwyltError('describe', { cause: new Fault(name, message) });
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -22,6 +22,8 @@ export interface StaticMetadata {
 }
 
 const TYPESCRIPT = /\.[mc]?ts$/i;
+/** Syntax Node 20 or TypeScript 5 accept beyond the parser's defaults. */
+const SYNTAX = ['decorators', 'decoratorAutoAccessors', 'deprecatedImportAssert'] as const;
 
 /** Reads and parses the tool file. Throws only when the file cannot be read. */
 export async function readToolMetadata(file: string): Promise<StaticMetadata> {
@@ -44,7 +46,7 @@ export async function extractMetadata(source: string, file: string): Promise<Sta
       sourceType: 'module',
       sourceFilename: file,
       attachComment: false,
-      plugins: TYPESCRIPT.test(file) ? ['typescript', 'decorators'] : ['decorators'],
+      plugins: TYPESCRIPT.test(file) ? ['typescript', ...SYNTAX] : [...SYNTAX],
     }).program;
   } catch (error) {
     metadata.notes.push(`${file}: cannot be parsed, so no metadata is read: ${(error as Error).message}`);

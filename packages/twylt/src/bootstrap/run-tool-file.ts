@@ -47,18 +47,18 @@ export async function runToolFile(file: string | URL): Promise<void> {
 
 async function answerRequirements(toolFile: string, request: Request): Promise<void> {
   const metadata = await staticMetadata(toolFile);
-  const requirements = describing(() => staticRequirements(metadata, toolFile));
+  const requirements = staticRequirements(metadata, toolFile);
   debugNotes(metadata, request);
   if (requirements) return print(requirements);
   // The source does not show the tool's answer: ask the tool, if it can be loaded.
   if (await loadForDescribe(toolFile)) return;
-  print(describing(() => defaultRequirements(toolFile)));
+  print(defaultRequirements(toolFile));
 }
 
 async function answerJsonSpec(toolFile: string, request: Request): Promise<void> {
   if (await loadForDescribe(toolFile)) return;
   const metadata = await staticMetadata(toolFile);
-  const spec = describing(() => staticJsonSpec(metadata, toolFile));
+  const spec = staticJsonSpec(metadata, toolFile);
   debugNotes(metadata, request);
   print(spec);
 }
@@ -93,15 +93,6 @@ async function staticMetadata(toolFile: string): Promise<StaticMetadata> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     throw new TwyltError('describe', { cause: new Fault('ToolFileUnreadable', `Cannot read the tool file ${toolFile}: ${code}`) });
-  }
-}
-
-/** A failure while building a static answer (e.g. a malformed package.json) is a describe error. */
-function describing<T>(build: () => T): T {
-  try {
-    return build();
-  } catch (error) {
-    throw new TwyltError('describe', { cause: error });
   }
 }
 

@@ -28,8 +28,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
     io.stderr.write(`twylt: unknown command "${name}"; commands: ${COMMANDS.map((c) => c.name).join(', ')}\nRun "twylt --help" for usage.\n`);
     return CLI_EXIT.usage;
   }
-  const command = await entry.load();
   try {
+    const command = await entry.load();
     return await command.run(rest, io);
   } catch (error) {
     if (error instanceof UsageError) {

@@ -67,8 +67,10 @@ export function renderJunit(report: ConformanceReport): string {
   ].join('\n');
 }
 
+const XML_ENTITIES: Record<string, string> = { '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' };
+
 function xml(text: string): string {
   // Characters XML 1.0 cannot hold at all are dropped; the markup ones escaped.
   // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '').replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '').replace(/[<>&"']/g, (c) => XML_ENTITIES[c]!);
 }

@@ -25,11 +25,11 @@ function check(state: RunState, name: string): void {
   const cwd = resolve(state.cwd);
   for (const rootValue of [workspaceRoot, allowedCwd]) {
     if (rootValue === '') continue;
-    const root = openWorkspace(state, 'guardrailsTransport', rootValue);
-    if (!isWithin(root.root, cwd)) continue;
+    const policy = openWorkspace(state, 'guardrailsTransport', rootValue);
+    if (!isWithin(policy.root, cwd)) continue;
     // Only the cwd itself is granted, never a path elsewhere below the root.
-    root.inspect(cwd);
-    root.inspect(join(cwd, name));
+    policy.inspect(cwd);
+    policy.inspect(join(cwd, name));
     return;
   }
   setUpPolicy(state, 'guardrailsTransport', workspaceRoot || null).denier.deny('transport_cwd_or_path_outside_allowed_roots');

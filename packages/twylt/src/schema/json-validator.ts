@@ -145,6 +145,11 @@ export class JsonValidator {
     this.inspect(root, '#', new Set());
   }
 
+  /** Throws a SchemaError when `schema` uses what the validator cannot enforce. */
+  static assertSupported(schema: Node): void {
+    new JsonValidator(schema);
+  }
+
   /**
    * Validates a JSON value. With `applyDefaults`, the accepted value comes back rebuilt in
    * declaration order with defaults filled in; otherwise only the verdict matters.

@@ -36,7 +36,7 @@ export function adaptStandardSchema(schema: StandardSchemaV1, io: SchemaIo): Sch
   const accepted = convert('input');
   const published = io === 'input' ? accepted : convert(io);
   const contract = new JsonValidator(accepted);
-  if (published !== accepted) new JsonValidator(published); // refuses what the published side cannot enforce
+  if (published !== accepted) JsonValidator.assertSupported(published);
 
   const fromLibrary = (value: unknown, result: StandardResult<unknown>): ValidationResult =>
     result.issues ? { ok: false, issues: result.issues.map((i) => libraryIssue(i, value)) } : { ok: true, value: result.value };

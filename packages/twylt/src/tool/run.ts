@@ -67,7 +67,9 @@ export async function runTool(tool: ToolDefinition, io: RunIo): Promise<number> 
     const guardrails = await startGuardrails(tool, io);
     if (request) {
       const result = await execute(tool, withoutEmptyDescribe(request.payload), io, options);
-      await write(io.stdout, `${result}\n`);
+      // Two writes, not `${result}\n`: concatenating would copy a result of tens of MB once more.
+      await write(io.stdout, result);
+      await write(io.stdout, '\n');
       return EXIT.ok;
     }
 

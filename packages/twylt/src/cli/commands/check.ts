@@ -1,6 +1,7 @@
 /** `twylt check`: the conformance suite, as a table, JSON or JUnit XML. */
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { resolveCommand } from '../../client/command.js';
 import { CLI_EXIT, UsageError, parseOptions, requireCommand, splitAtDashes, type Command } from '../command.js';
 import { styleFor } from '../style.js';
 import { parseTimeout } from './describe.js';
@@ -59,7 +60,9 @@ export const command: Command = {
       throw new UsageError(`--concurrency takes a positive integer; got "${values.concurrency}"`);
     }
     const { checkTool, renderJunit, renderTable } = await import('../../conformance/index.js');
-    const report = await checkTool(tool, {
+    // Relative file arguments are resolved against twylt's own working directory.
+    const report = await checkTool(resolveCommand(tool, io.cwd), {
+      resolvePaths: false,
       timeoutMs: parseTimeout(values.timeout),
       concurrency,
       tmpRoot: values['tmp-root'] === undefined ? undefined : resolve(io.cwd, values['tmp-root']),
