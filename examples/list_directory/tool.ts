@@ -1,9 +1,13 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { Tool } from 'twylt';
+import { workspace } from 'twylt/guardrails';
 
 const ListDirectoryInput = z.object({
-  path: z.string().min(1).describe('Directory to list, relative to the working directory or absolute'),
+  path: z
+    .string()
+    .describe('Directory to list: inside the workspace when guardrails are on (`/` is its root), else relative to the working directory or absolute'),
 });
 
 const Entry = z.object({
@@ -38,10 +42,17 @@ class ListDirectory extends Tool<typeof ListDirectoryInput, typeof ListDirectory
   ];
 
   async biz({ path }: z.infer<typeof ListDirectoryInput>) {
-    const dirents = await readdir(path, { withFileTypes: true });
-    const entries = dirents
-      .map((entry) => ({ name: entry.name, is_dir: entry.isDirectory() }))
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    // With guardrails on, resolve() confines the path to the workspace and inspect() refuses
+    // links and special files before stat() could follow them; with guardrails off both
+    // resolve relative to the working directory and deny nothing.
+    const ws = workspace();
+    const dir = ws.resolve(path);
+    const names = (await readdir(dir)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = [];
+    for (const name of names) {
+      const child = ws.inspect(join(dir, name));
+      entries.push({ name, is_dir: await stat(child).then((s) => s.isDirectory(), () => false) });
+    }
     return { entries };
   }
 }

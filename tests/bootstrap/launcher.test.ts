@@ -68,7 +68,7 @@ describe('a tool whose business dependency is not installed', () => {
     }
   });
 
-  it('fails natively on normal execution and other describe modes, exactly as the tool itself does', async () => {
+  it('fails natively on normal execution and other describe modes, with the tool’s own missing-module error', async () => {
     const missing = /Error \[ERR_MODULE_NOT_FOUND\]: Cannot find package 'bootstrap-fixture-dep' imported from .*needs-dep\/tool\.ts/;
     const direct = await run([...NODE_TSX, join(NEEDS_DEP, 'tool.ts'), '{"text": "hi"}']);
     expect(direct.code).toBe(1);

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, probe, stderrParts } from './probe.js';
 import { incidentsIn, sandbox, type Sandbox } from './sandbox.js';
-import { runLoopNamesTransport } from './wiring.js';
 
 let box: Sandbox;
 beforeAll(() => {
@@ -113,7 +112,7 @@ describe('TWYLT_ALLOWED_CWD', () => {
     expectConfigError(await call(probe, { env: on({ TWYLT_ALLOWED_CWD: 'runs' }), payload: read }), 'TWYLT_ALLOWED_CWD');
   });
 
-  it.skipIf(!runLoopNamesTransport)('a configuration error in file mode is reported at stage transport', async () => {
+  it('a configuration error in file mode is reported at stage transport', async () => {
     writeFileSync(join(box.workspace, 'input.json'), JSON.stringify(read));
     expectConfigError(await call(probe, { env: on({ TWYLT_ALLOWED_CWD: 'runs' }), cwd: box.workspace }), 'TWYLT_ALLOWED_CWD', 'transport');
   });

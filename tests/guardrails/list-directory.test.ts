@@ -9,10 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, example } from '../support/process.js';
 import { call, stderrParts } from './probe.js';
 import { incidentsIn, sandbox, type Sandbox } from './sandbox.js';
-import { runLoopRedacts } from './wiring.js';
 
-// Until the example calls the workspace API there is nothing to compare.
-const adopted = readFileSync(`${ROOT}examples/list_directory/tool.ts`, 'utf8').includes('twylt/guardrails');
 
 /** The fields of a reference incident, in its order. */
 const FIELDS = ['event', 'schema_version', 'timestamp', 'incident_id', 'tool', 'pid', 'action', 'code', 'requested_path'];
@@ -40,8 +37,8 @@ const hub = () => ({
   TWYLT_INCIDENT_LOG: log,
 });
 
-describe.skipIf(!adopted)('list_directory under a hub configuration', () => {
-  const tool = adopted ? example('list_directory') : [];
+describe('list_directory under a hub configuration', () => {
+  const tool = example('list_directory');
 
   it.each(['/clean', 'clean', './clean/'])('lists %j inside the workspace, exit 0', async (path) => {
     const r = await call(tool, { env: hub(), cwd: box.outside, payload: { path } });
@@ -79,7 +76,7 @@ describe.skipIf(!adopted)('list_directory under a hub configuration', () => {
     expect(incident.requested_path).toBe(requested);
   });
 
-  it.skipIf(!runLoopRedacts)('a missing directory is an execution error that does not name the host root', async () => {
+  it('a missing directory is an execution error that does not name the host root', async () => {
     const r = await call(tool, { env: hub(), payload: { path: '/missing' } });
     expect(r.code).toBe(5);
     expect(stderrParts(r).error.type).toBe('execution_error');

@@ -7,7 +7,7 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { errorOf, run } from '../support/process.js';
-import { expectProtocolOutcome, robustFixture, scratchDir, STACK_LINE } from './support.js';
+import { expectProtocolOutcome, robustFixture, scratchDir } from './support.js';
 
 const tool = robustFixture('hostile');
 const act = (action: string, extra: Record<string, unknown> = {}, args: string[] = []) => run([...tool, JSON.stringify({ action, ...extra }), ...args]);

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { errorOf, example, run } from '../support/process.js';
 import { expectProtocolOutcome, robustFixture, runInProcess, scratchDir } from './support.js';
-import { echoJson, echoZod, nested } from './tools.js';
+import { echoJson, echoZod, jsonInteger, nested } from './tools.js';
 
 const zodEcho = robustFixture('echo_zod');
 const jsonEcho = robustFixture('echo_json');
@@ -188,6 +188,12 @@ describe('numbers', () => {
     expect(errorOf(r).errors[0]).toMatchObject({ path: 'ms', code: 'less_than_equal' });
     const echoed = await run(zodEcho, { input: '{"value": [9007199254740993, 1e308, 5e-324, 1e-400]}' });
     expect(JSON.parse(echoed.stdout).value).toEqual([9007199254740992, 1e308, 5e-324, 0]);
+  });
+  // Known defect, reported to the schema layer's owner: the JSON Schema validator takes any
+  // integral double as an integer, so 2^53 + 1 passes, silently rounded. Flip once fixed.
+  it.fails('a JSON Schema integer field refuses an unsafe integer, as Zod does', async () => {
+    const r = await runInProcess(jsonInteger, { argv: ['{"n": 9007199254740993}'] });
+    expect(r.code).toBe(2);
   });
   it('NaN and Infinity tokens are malformed JSON', async () => {
     for (const token of ['NaN', 'Infinity', '-Infinity']) {

@@ -3,11 +3,11 @@
  * and the one oracle all outcomes must satisfy.
  */
 import { spawn, type SpawnOptions } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
-import { expect } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import { ROOT, type Finished } from '../support/process.js';
 
 /**
@@ -30,8 +30,14 @@ export function robustFixture(name: string): string[] {
   return [process.execPath, compiled];
 }
 
-export function scratchDir(prefix = 'twylt-robust-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+/** One temporary root per test file, removed after it; traversable, for tools run as another user. */
+const scratchRoot = mkdtempSync(join(tmpdir(), 'twylt-robust-'));
+chmodSync(scratchRoot, 0o755);
+afterAll(() => rmSync(scratchRoot, { recursive: true, force: true }));
+
+/** A fresh directory of its own for one run. */
+export function scratchDir(): string {
+  return mkdtempSync(join(scratchRoot, 'run-'));
 }
 
 /** What an in-process run looks like from outside: the same fields a subprocess gives. */

@@ -24,3 +24,7 @@ export function isServiceText(stdout: string): boolean {
   const head = `${META.name} ${META.version}\n`;
   return stdout === head || stdout === `${META.version}\n` || stdout === `${META.description}\n` || stdout.startsWith(`${head}\n`);
 }
+
+/** An integer field in each schema kind, for numbers beyond 2^53. */
+const Count = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } as const;
+export const jsonInteger = defineTool({ ...META, inputSchema: Count, outputSchema: Count, biz: (input: { n: number }) => input });

@@ -35,7 +35,12 @@ export async function describeText(tool: ToolDefinition, mode: DescribeMode): Pr
   const spec = embeddedSpec();
   if (spec) return describeSpecText(spec, mode);
   if (mode === 'brief') return `${tool.description ?? DEFAULTS.description}\n`;
-  return `${formatJson(await describeValue(tool, mode))}\n`;
+  try {
+    return `${formatJson(await describeValue(tool, mode))}\n`;
+  } catch (error) {
+    // A schema that cannot be published, or metadata JSON cannot carry: the author's bug, reported as such.
+    throw error instanceof TwyltError ? error : new TwyltError('describe', { cause: error });
+  }
 }
 
 /** Every describe answer is a part of the json_spec. */
@@ -84,8 +89,14 @@ async function schemas(tool: ToolDefinition): Promise<{ inputSchema: JsonSchema;
   };
 }
 
+/** Always `{tool, format, content}` in protocol order, as the bootstrap launcher prints it. */
 async function requirementsOf(tool: ToolDefinition): Promise<Requirements> {
-  return tool.requirements ?? (await import('../bootstrap/default-requirements.js')).defaultRequirements(process.argv[1]);
+  if (tool.requirements) {
+    const { tool: name, format, content } = tool.requirements;
+    return { tool: name, format, content };
+  }
+  const { defaultRequirements, toolEntryFile } = await import('../bootstrap/default-requirements.js');
+  return defaultRequirements(toolEntryFile());
 }
 
 function fewShotsOf(tool: ToolDefinition): unknown[] {

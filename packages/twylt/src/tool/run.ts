@@ -6,7 +6,7 @@ import type { Writable } from 'node:stream';
 import { DEFAULTS, DESCRIBE_KEY, EXIT, type ErrorFormat } from '../protocol/constants.js';
 import { Fault, KINDS, TwyltError } from '../protocol/errors.js';
 import { formatResult, renderErrorHuman, renderErrorJson } from '../protocol/render.js';
-import { guardrailsRequested } from '../guardrails/requested.js';
+import { forgetGuardrails, guardrailsRequested } from '../guardrails/requested.js';
 import type { RunGuardrails } from '../guardrails/run-hooks.js';
 import { callBiz } from './biz.js';
 import type { ToolDefinition } from './definition.js';
@@ -64,9 +64,9 @@ export async function runTool(tool: ToolDefinition, io: RunIo): Promise<number> 
       return EXIT.ok;
     }
 
-    const guardrails = await startGuardrails(tool, io);
+    const guardrails = await startGuardrails(tool, io, request ? request.source : 'file');
     if (request) {
-      const result = await execute(tool, withoutEmptyDescribe(request.payload), io, options);
+      const result = await execute(tool, withoutEmptyDescribe(request.payload), io, options, guardrails);
       // Two writes, not `${result}\n`: concatenating would copy a result of tens of MB once more.
       await write(io.stdout, result);
       await write(io.stdout, '\n');
@@ -77,7 +77,7 @@ export async function runTool(tool: ToolDefinition, io: RunIo): Promise<number> 
     await removeOutputFile(io.cwd);
     await guardrails?.beforeReadInput();
     const input = await readInputFile(io.cwd);
-    const result = await execute(tool, input, io, options);
+    const result = await execute(tool, input, io, options, guardrails);
     await guardrails?.beforeWriteOutput();
     await writeOutputFile(io.cwd, result);
     return EXIT.ok;
@@ -87,7 +87,7 @@ export async function runTool(tool: ToolDefinition, io: RunIo): Promise<number> 
 }
 
 /** Validate, run biz, validate: resolves to the result's JSON text. */
-async function execute(tool: ToolDefinition, input: unknown, io: RunIo, options: ScannedOptions): Promise<string> {
+async function execute(tool: ToolDefinition, input: unknown, io: RunIo, options: ScannedOptions, guardrails: RunGuardrails | null): Promise<string> {
   const { adaptSchema } = await import('../schema/index.js');
   const inputAdapter = await adaptSchema(tool.inputSchema, 'input');
   const checkedInput = await inputAdapter.validate(input);
@@ -106,7 +106,8 @@ async function execute(tool: ToolDefinition, input: unknown, io: RunIo, options:
     });
   } catch (error) {
     if (error instanceof TwyltError && KINDS[error.kind].type === 'guardrails_error') throw error;
-    throw new TwyltError('execution', { cause: error });
+    // Under guardrails, the host's workspace root must not leak through business errors.
+    throw new TwyltError('execution', { cause: guardrails ? guardrails.redactError(error) : error });
   }
 
   const outputAdapter = await adaptSchema(tool.outputSchema, 'output');
@@ -119,10 +120,13 @@ async function execute(tool: ToolDefinition, input: unknown, io: RunIo, options:
   }
 }
 
-async function startGuardrails(tool: ToolDefinition, io: RunIo): Promise<RunGuardrails | null> {
-  if (!guardrailsRequested(io.env)) return null;
+async function startGuardrails(tool: ToolDefinition, io: RunIo, transport: 'cli' | 'stdin' | 'file'): Promise<RunGuardrails | null> {
+  if (!guardrailsRequested(io.env)) {
+    forgetGuardrails();
+    return null;
+  }
   const { startGuardrails: start } = await import('../guardrails/run-hooks.js');
-  return start({ env: io.env, toolName: tool.name ?? DEFAULTS.name, cwd: io.cwd, stderr: io.stderr });
+  return start({ env: io.env, toolName: tool.name ?? DEFAULTS.name, cwd: io.cwd, stderr: io.stderr, transport });
 }
 
 /** A null or empty `describe` is no describe request; it is dropped before validation. */
