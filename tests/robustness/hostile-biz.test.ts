@@ -53,6 +53,7 @@ describe('biz returns what JSON cannot express', () => {
     ['return_nested_nan', unserializable('NaN at index 1 is not a JSON number')],
     ['return_function', unserializable('a function at "value" is not a JSON value')],
     ['return_symbol', unserializable('a symbol at "value" is not a JSON value')],
+    ['return_array_undefined', unserializable('undefined at index 1 is not a JSON value')],
   ] as const) {
     it(`${action}: exit 5, UnserializableOutput, nothing on stdout`, async () => {
       const r = await act(action);
