@@ -20,12 +20,17 @@ const FIXTURES = { zod: 'echo_zod', 'json-schema': 'echo_json' } as const;
 
 // --- arbitraries -----------------------------------------------------------------------------
 
+/** Any code point, and now and then a lone surrogate (well-formed generators never make one). */
+const unit = fc.oneof(
+  { weight: 5, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }) },
+  { weight: 1, arbitrary: fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c)) },
+);
 const hostileKey = fc.oneof(
-  fc.string({ unit: 'binary', maxLength: 8 }),
+  fc.string({ unit, maxLength: 8 }),
   fc.constantFrom('value', 'describe', '__proto__', 'constructor', 'prototype', '', 'toString', '\u0000', 'a.b', '[0]'),
 );
 const describeValue = fc.constantFrom('brief', 'schema', 'json_spec', 'few_shots', 'requirements', 'BRIEF', ' brief', '', null, 1, ['brief'], {});
-const jsonValue = fc.jsonValue({ maxDepth: 4, stringUnit: 'binary' } as fc.JsonSharedConstraints);
+const jsonValue = fc.jsonValue({ maxDepth: 4, stringUnit: unit });
 const payloadObject = fc.dictionary(hostileKey, fc.oneof(jsonValue, describeValue), { maxKeys: 4 });
 /** Text that is JSON of any kind, an object payload, broken JSON, or no JSON at all. */
 const payloadText = fc.oneof(
@@ -34,7 +39,7 @@ const payloadText = fc.oneof(
   jsonValue.map((v) => JSON.stringify(v)),
   payloadObject.map((o) => JSON.stringify(o).slice(0, -1)),
   fc.constantFrom('{', '{"value": 1e400}', '{"value": NaN}', "{'a': 1}", '{"a": 1,}', '{"a":1}{"b":2}', '\uFEFF{}', '{"value":"\\ud800"}', ' \t\n{}'),
-  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.string({ unit, maxLength: 40 }),
 );
 const payloadBytes = fc.oneof(
   payloadText.map((t) => Buffer.from(t, 'utf8')),

@@ -1,0 +1,44 @@
+/**
+ * What a built single file (`twylt build`) runs first. A describe request is answered from
+ * the json_spec embedded at build time before the tool module, and so its schema library,
+ * is even evaluated. Anything else goes to the tool's own run, with stdin handed over if it
+ * was read here. The steps mirror the run loop's first ones, using its own functions.
+ */
+import { describeRequest, describeSpecText } from '../tool/describe.js';
+import { embedSpec, replayStdin, type JsonSpec } from '../tool/hooks.js';
+import { scanOptions, serviceOption } from '../tool/options.js';
+import { guardProcess } from '../tool/tool.js';
+import { isCliPayload, readRequest, readStdin } from '../tool/transport.js';
+
+/** `spec` is undefined only while the builder itself asks the tool for its json_spec. */
+export async function runBuilt(spec: JsonSpec | undefined, loadTool: () => Promise<unknown>): Promise<void> {
+  guardProcess();
+  if (spec) {
+    embedSpec(spec);
+    const answer = await describeFromSpec(spec);
+    if (answer !== undefined) {
+      process.stdout.write(answer, () => process.exit(0));
+      return;
+    }
+  }
+  await loadTool();
+}
+
+/** The describe answer, or undefined when this run is anything else (errors included). */
+async function describeFromSpec(spec: JsonSpec): Promise<string | undefined> {
+  const options = scanOptions(process.argv.slice(2), process.env);
+  if (options.invalidErrorFormat !== undefined || serviceOption(options.rest[0])) return undefined;
+  const bytes = isCliPayload(options.rest[0]) ? null : await readStdin(() => process.stdin);
+  const handOver = () => {
+    if (bytes !== null) replayStdin(bytes);
+  };
+  handOver();
+  try {
+    const mode = describeRequest(await readRequest(options.rest, () => process.stdin), process.env);
+    if (mode) return describeSpecText(spec, mode);
+  } catch {
+    // The tool's own run reports it, exactly as the unbuilt tool would.
+  }
+  handOver();
+  return undefined;
+}

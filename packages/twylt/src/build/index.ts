@@ -1,0 +1,1 @@
+export { buildTool, BuildError, type BuildOptions, type BuildResult } from './build.js';

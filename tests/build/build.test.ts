@@ -1,0 +1,158 @@
+/**
+ * `twylt build`: single files that run with plain node, answer exactly as the unbuilt tool,
+ * and describe themselves from the json_spec embedded at build time.
+ */
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, example, fixture, run, singleFile } from '../support/process.js';
+import { TWYLT, build, buildSingles } from './singles.js';
+
+const freshDir = () => mkdtempSync(join(tmpdir(), 'twylt-build-'));
+
+beforeAll(() => buildSingles(['echo', 'echo_json_schema'], ['behaviours']), 300_000);
+
+const built = (name: string) => [process.execPath, singleFile('examples', name)];
+
+describe('twylt build, the command', () => {
+  it('writes one executable ESM file and says so on stderr', async () => {
+    const dir = freshDir();
+    const out = join(dir, 'echo.mjs');
+    const result = await build(join(ROOT, 'examples/echo/tool.ts'), out);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^twylt build: wrote .*echo\.mjs \(\d+ KiB, echo 1\.0\.0\)\n$/);
+    expect(readFileSync(out, 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
+    expect((await run([out, '-v'])).stdout).toBe('1.0.0\n');
+  });
+
+  it('runs with plain node far from any node_modules', async () => {
+    const dir = freshDir();
+    const lone = join(dir, 'echo.mjs');
+    copyFileSync(singleFile('examples', 'echo'), lone);
+    const result = await run([process.execPath, lone, '{"text": "alone"}'], { cwd: dir });
+    expect(result).toMatchObject({ code: 0, stdout: '{\n  "text": "alone"\n}\n', stderr: '' });
+  });
+
+  it('wrong usage exits 64 with a hint; nothing is written', async () => {
+    const dir = freshDir();
+    for (const args of [['build'], ['build', join(ROOT, 'examples/echo/tool.ts')], ['build', 'a.ts', 'b.ts', '-o', join(dir, 'x.mjs')]]) {
+      const result = await run([...TWYLT, ...args]);
+      expect(result.code, args.join(' ')).toBe(64);
+      expect(result.stderr).toContain('twylt build --help');
+    }
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('a tool that cannot be bundled or fails to load: exit 1, the reason, no output file', async () => {
+    const dir = freshDir();
+    const broken = join(dir, 'broken.ts');
+    writeFileSync(broken, "import { defineTool } from 'twylt';\nthrow new Error('boom at import');\n");
+    const failing = await build(broken, join(dir, 'out.mjs'));
+    expect(failing.code).toBe(1);
+    expect(failing.stderr).toContain('did not describe itself');
+    expect(failing.stderr).toContain('boom at import');
+
+    const missing = await build(join(dir, 'nowhere.ts'), join(dir, 'out.mjs'));
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('Could not resolve');
+    expect(readdirSync(dir)).toEqual(['broken.ts']);
+  });
+});
+
+describe('a built file describes itself from the embedded json_spec', () => {
+  it('without evaluating the tool module; a call does evaluate it', async () => {
+    const dir = freshDir();
+    const out = join(dir, 'marker.mjs');
+    expect((await build(join(ROOT, 'tests/build/fixtures/import_marker.ts'), out)).code).toBe(0);
+    const work = freshDir();
+    for (const mode of ['brief', 'schema', 'requirements', 'few_shots', 'json_spec']) {
+      const described = await run([process.execPath, out], { cwd: work, env: { INPUT_DESCRIBE: mode } });
+      expect(described.code, mode).toBe(0);
+      expect(existsSync(join(work, 'imported.txt')), mode).toBe(false);
+    }
+    const viaStdin = await run([process.execPath, out], { cwd: work, input: '{"describe": "json_spec"}' });
+    expect(JSON.parse(viaStdin.stdout).name).toBe('import_marker');
+    expect(existsSync(join(work, 'imported.txt'))).toBe(false);
+
+    const called = await run([process.execPath, out], { cwd: work, input: '{"n": 3}' });
+    expect(called).toMatchObject({ code: 0, stdout: '{\n  "n": 3\n}\n' });
+    expect(existsSync(join(work, 'imported.txt'))).toBe(true);
+  });
+});
+
+interface Case {
+  args?: string[];
+  input?: string | Buffer;
+  env?: Record<string, string>;
+  file?: string;
+}
+
+/** What a consumer can observe of one run: exit code, stdout, stderr, and output.json. */
+async function observe(command: string[], c: Case) {
+  const cwd = freshDir();
+  if (c.file !== undefined) writeFileSync(join(cwd, 'input.json'), c.file);
+  const result = await run([...command, ...(c.args ?? [])], { input: c.input, env: c.env, cwd });
+  const output = join(cwd, 'output.json');
+  const observed = { code: result.code, stdout: result.stdout, stderr: result.stderr, outputJson: existsSync(output) ? readFileSync(output, 'utf8') : null };
+  rmSync(cwd, { recursive: true, force: true });
+  return observed;
+}
+
+const MATRIX: Record<string, Case> = {
+  'CLI success': { args: ['{"text": "héllo ✓"}'] },
+  'stdin success': { input: '{"text": "piped"}' },
+  'file mode success': { file: '{"text": "from a file"}' },
+  'file mode, no input.json': {},
+  'file mode, non-object input.json': { file: '[1, 2]' },
+  'malformed CLI JSON': { args: ['{"text": '] },
+  'malformed stdin JSON': { input: '{"text": ' },
+  'stdin not an object': { input: '"text"' },
+  'invalid UTF-8 on stdin': { input: Buffer.from([0x7b, 0xff, 0x7d]) },
+  'missing field, unknown field, wrong type': { args: ['{"extra": 1}'] },
+  'wrong type, human format': { args: ['{"text": 5}', '--error-format', 'human'] },
+  'invalid error format': { args: ['{"text": "a"}', '--error-format=xml'] },
+  '--help': { args: ['--help'] },
+  '--version': { args: ['--version'] },
+  '-v with stdin ignored': { args: ['-v'], input: 'not json' },
+  'host argument before payload': { args: ['host-arg', '{"text": "ignored"}'], input: '{"text": "stdin wins"}' },
+  'describe null is dropped': { args: ['{"text": "a", "describe": null}'] },
+  'describe in input.json is a field': { file: '{"text": "a", "describe": "json_spec"}' },
+  'unknown describe mode in the payload': { args: ['{"describe": "everything"}'] },
+  'non-string describe mode': { input: '{"describe": 5}' },
+  'unknown INPUT_DESCRIBE': { env: { INPUT_DESCRIBE: 'JSON_SPEC' } },
+  'describe beats INPUT_DESCRIBE': { args: ['{"describe": "brief"}'], env: { INPUT_DESCRIBE: 'json_spec' } },
+  'malformed JSON with INPUT_DESCRIBE': { args: ['{"describe": '], env: { INPUT_DESCRIBE: 'json_spec' } },
+  ...Object.fromEntries(
+    ['brief', 'schema', 'requirements', 'few_shots', 'json_spec'].flatMap((mode) => [
+      [`describe ${mode} on the CLI`, { args: [`{"describe": "${mode}", "text": 1}`] }],
+      [`describe ${mode} on stdin`, { input: `{"describe": "${mode}"}` }],
+      [`describe ${mode} through INPUT_DESCRIBE`, { env: { INPUT_DESCRIBE: mode } }],
+    ]),
+  ),
+};
+
+describe('a built file answers exactly as the unbuilt tool', () => {
+  for (const name of ['echo', 'echo_json_schema']) {
+    describe(name, () => {
+      for (const [label, c] of Object.entries(MATRIX)) {
+        it(`the same exit code, stdout, stderr and output.json: ${label}`, async () => {
+          const [unbuilt, single] = await Promise.all([observe(example(name), c), observe(built(name), c)]);
+          expect(single).toEqual(unbuilt);
+        });
+      }
+    });
+  }
+
+  describe('behaviours fixture: failures of business code are contained the same way', () => {
+    const single = [process.execPath, singleFile('fixtures', 'behaviours')];
+    for (const action of ['ok', 'throw_error', 'throw_string', 'throw_null', 'throw_hostile', 'reject', 'unhandled_rejection', 'uncaught_in_timer', 'never_settles', 'console_log', 'bad_output', 'nan']) {
+      it(action, async () => {
+        const c = { args: [JSON.stringify({ action })] };
+        const [unbuilt, bundled] = await Promise.all([observe(fixture('behaviours'), c), observe(single, c)]);
+        expect(bundled).toEqual(unbuilt);
+      });
+    }
+  });
+});
