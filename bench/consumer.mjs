@@ -17,7 +17,9 @@ const INPUT = { text: 'hello' };
 /** The floor: spawn the tool with the input as its argument and parse what it prints. */
 function direct() {
   return new Promise((resolve, reject) => {
-    const child = spawn(toolCommand[0], [...toolCommand.slice(1), JSON.stringify(INPUT)], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // Detached like the client's own spawns: on Linux a new session gets its own scheduler
+    // autogroup, which on a busy machine changes a child's share of CPU a lot.
+    const child = spawn(toolCommand[0], [...toolCommand.slice(1), JSON.stringify(INPUT)], { stdio: ['ignore', 'pipe', 'ignore'], detached: true });
     const chunks = [];
     child.stdout.on('data', (chunk) => chunks.push(chunk));
     child.on('error', reject);

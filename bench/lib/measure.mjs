@@ -43,6 +43,9 @@ export function runOnce(command, capture = false) {
       cwd: command.cwd,
       env: ENV,
       stdio: [stdinFd, capture ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+      // Each run in a session of its own: Linux then gives it its own scheduler autogroup, so
+      // its CPU share on a busy machine does not depend on what else runs in our session.
+      detached: true,
     });
     if (typeof stdinFd === 'number') closeSync(stdinFd);
     const stderr = [];

@@ -127,6 +127,12 @@ function codePoints(text: string): number {
   return n;
 }
 
+/** An own property, "__proto__" included: plain assignment of that key would replace the prototype. */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
 const copyDefault = (value: unknown): unknown => (typeof value === 'object' && value !== null ? structuredClone(value) : value);
 
 interface Tag {
@@ -362,11 +368,11 @@ export class JsonValidator {
       path.push(key);
       if (object[key] !== undefined && hasOwn(object, key)) {
         const checked = this.check(sub, object[key], path, out, mode);
-        if (result) result[key] = checked;
+        if (result) setOwn(result, key, checked);
       } else if (required.includes(key)) {
         out.push(fixedIssue(path, 'required', object));
       } else if (result && typeof sub === 'object' && hasOwn(sub, 'default')) {
-        result[key] = copyDefault(sub.default);
+        setOwn(result, key, copyDefault(sub.default));
       }
       path.pop();
     }
@@ -384,10 +390,10 @@ export class JsonValidator {
       if (s.propertyNames !== undefined && !this.accepts(s.propertyNames, key)) out.push(issues.invalidKey(path, key));
       else if (additional === false) out.push(fixedIssue(path, 'unknown_field', object[key]));
       else if (additional === true) {
-        if (result) result[key] = object[key];
+        if (result) setOwn(result, key, object[key]);
       } else {
         const checked = this.check(additional, object[key], path, out, mode);
-        if (result) result[key] = checked;
+        if (result) setOwn(result, key, checked);
       }
       path.pop();
     }
