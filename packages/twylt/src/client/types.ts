@@ -1,18 +1,9 @@
 /** What a TWYLT tool publishes through describe (PROTOCOL.md section 5), as seen by a consumer. */
 import type { DescribeMode } from '../protocol/constants.js';
 
-export type JsonSchema = Record<string, unknown>;
+import type { FewShot, JsonSchema, JsonSpec, Requirements } from '../protocol/spec.js';
 
-export interface Requirements {
-  tool: string;
-  format: string;
-  content: string;
-}
-
-export interface FewShot<I = unknown, O = unknown> {
-  input: I;
-  output: O;
-}
+export type { FewShot, JsonSchema, Requirements };
 
 export interface SchemaPair {
   inputSchema: JsonSchema;
@@ -20,16 +11,7 @@ export interface SchemaPair {
 }
 
 /** The `json_spec` document (wire names, wire key order). */
-export interface ToolSpec {
-  format_version: string;
-  name: string;
-  version: string;
-  description: string;
-  requirements: Requirements;
-  inputSchema: JsonSchema;
-  outputSchema: JsonSchema;
-  few_shots: FewShot[];
-}
+export type ToolSpec = JsonSpec;
 
 /** What `describe(mode)` resolves to, per mode. */
 export interface DescribeResults {

@@ -4,7 +4,9 @@
  */
 import type { Issue } from '../protocol/issues.js';
 
-export type JsonSchema = Record<string, unknown>;
+import type { JsonSchema } from '../protocol/spec.js';
+
+export type { JsonSchema };
 
 /** Which side of a contract: input fields with defaults are optional, output ones are not. */
 export type SchemaIo = 'input' | 'output';

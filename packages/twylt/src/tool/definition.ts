@@ -1,16 +1,8 @@
 /** What the run loop needs to know about a tool, however it was declared (class or defineTool). */
+import type { FewShot, Requirements } from '../protocol/spec.js';
 import type { SchemaLike } from '../schema/types.js';
 
-export interface Requirements {
-  tool: string;
-  format: string;
-  content: string;
-}
-
-export interface FewShot<In = unknown, Out = unknown> {
-  input: In;
-  output: Out;
-}
+export type { FewShot, Requirements };
 
 /** The metadata fields shared by `Tool` and `defineTool`. */
 export interface ToolMetadata {

@@ -3,23 +3,12 @@
  * run loop in the same process.
  * Keyed by Symbol.for so that two copies of twylt loaded side by side still meet.
  */
-import type { JsonSchema } from '../schema/adapter.js';
-import type { FewShot, Requirements } from './definition.js';
+import type { JsonSpec } from '../protocol/spec.js';
+
+export type { JsonSpec };
 
 const STDIN_KEY = Symbol.for('twylt.replayedStdin');
 const SPEC_KEY = Symbol.for('twylt.embeddedSpec');
-
-/** The `json_spec` document, wire names and key order. */
-export interface JsonSpec {
-  format_version: string;
-  name: string;
-  version: string;
-  description: string;
-  requirements: Requirements;
-  inputSchema: JsonSchema;
-  outputSchema: JsonSchema;
-  few_shots: FewShot[];
-}
 
 type Slots = { [STDIN_KEY]?: Buffer; [SPEC_KEY]?: JsonSpec };
 
