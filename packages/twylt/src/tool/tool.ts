@@ -1,11 +1,10 @@
 /** The author-facing API: the `Tool` base class and `defineTool`, over one run loop. */
-import { TwyltError } from '../protocol/errors.js';
+import { rmSync } from 'node:fs';
 import type { InferInput, InferOutput, SchemaLike } from '../schema/types.js';
 import type { FewShot, Requirements, ToolDefinition, ToolMetadata } from './definition.js';
 import { expectExit } from './biz.js';
 import { outputInProgress } from './transport.js';
 import { processIo, runTool, type RunIo } from './run.js';
-import { rmSync } from 'node:fs';
 
 type Awaitable<T> = T | Promise<T>;
 
@@ -92,5 +91,3 @@ export function guardProcess(): void {
     });
   }
 }
-
-export { TwyltError };
