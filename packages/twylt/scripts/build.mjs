@@ -15,7 +15,7 @@ import { build } from 'esbuild';
 const PUBLIC = ['index', 'bootstrap/index', 'client/index', 'conformance/index', 'guardrails/index', 'protocol/index', 'cli/main'];
 /** Loaded with `import()`: each must be a file of its own, evaluated only when asked for. */
 const LAZY = [
-  'schema/index', 'schema/zod', 'schema/standard', 'schema/json-schema', 'schema/json-validator',
+  'schema/zod', 'schema/standard', 'schema/json-validator',
   'tool/help', 'guardrails/run-hooks', 'bootstrap/default-requirements', 'client/schema-check',
   'cli/commands/describe', 'cli/commands/call', 'cli/commands/build', 'cli/commands/check',
   'build/index', 'build/entry',
