@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorOf, example, ROOT, run, type Finished } from '../support/process.js';
-import { FIXTURES, NODE_TSX, sandbox, TRACE, traced, type Sandbox } from './sandbox.js';
+import { FIXTURES, loadedSourceModules, NODE_TSX, sandbox, TRACE, traced, type Sandbox } from './sandbox.js';
 
 const NEEDS_DEP = join(FIXTURES, 'needs-dep');
 const DEFINE_TOOL = join(FIXTURES, 'define-tool');
@@ -256,10 +256,11 @@ describe('twylt installed, zod and every other dependency absent', () => {
     expect(ours.some((url) => url.endsWith('/dist/bootstrap/index.js'))).toBe(true); // the trace works
     expect(loaded.some((url) => url.includes('/@babel/parser/'))).toBe(true);
     // Bootstrap, the protocol constants and the two pure run-loop modules it shares; no runtime, no schemas.
-    const dirs = new Set(ours.map((url) => url.replace(/.*\/dist\/([^/]+)\/.*/, '$1')));
+    const modules = loadedSourceModules(ours);
+    expect(modules).toContain('bootstrap/run-tool-file.ts'); // the bundle's module markers are read
+    const dirs = new Set(modules.map((path) => path.replace(/\/.*/, '')));
     expect([...dirs].sort()).toEqual(['bootstrap', 'protocol', 'tool']);
-    const toolModules = ours.filter((url) => url.includes('/dist/tool/')).map((url) => url.replace(/.*\/dist\/tool\//, ''));
-    expect(toolModules.sort()).toEqual(['hooks.js', 'options.js']);
+    expect(modules.filter((path) => path.startsWith('tool/'))).toEqual(['tool/hooks.ts', 'tool/options.ts']);
     expect(loaded.filter((url) => url.includes('zod') || url.endsWith('/tool.mjs'))).toEqual([]);
   });
 
@@ -279,7 +280,10 @@ describe('twylt installed, zod and every other dependency absent', () => {
     expect(existsSync(join(ROOT, 'node_modules/zod/package.json'))).toBe(true);
     const loaded = traced(file);
     expect(loaded.length).toBeGreaterThan(0);
-    expect(loaded.filter((url) => url.includes('/zod/') || url.includes('/dist/schema/') || url.endsWith('/dist/tool/run.js'))).toEqual([]);
+    expect(loaded.filter((url) => url.includes('/zod/'))).toEqual([]);
+    const modules = loadedSourceModules(loaded);
+    expect(modules).toContain('bootstrap/run-tool-file.ts'); // the bundle's module markers are read
+    expect(modules.filter((path) => path.startsWith('schema/') || path === 'tool/run.ts')).toEqual([]);
   });
 });
 

@@ -5,7 +5,7 @@
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ROOT } from '../support/process.js';
 
 export const FIXTURES = join(ROOT, 'tests/fixtures/bootstrap');
@@ -66,4 +66,15 @@ export function traced(file: string): string[] {
   } catch {
     return [];
   }
+}
+
+/**
+ * The twylt source modules (`tool/run.ts`, ...) inside the built package files a traced
+ * process loaded. dist/ is bundled (ADR 0005), so a file may hold several modules; esbuild
+ * heads each one with a `// src/<path>.ts` line, which is what this reads.
+ */
+export function loadedSourceModules(urls: string[]): string[] {
+  const files = [...new Set(urls.filter((url) => url.startsWith('file:') && url.includes('/twylt/dist/')))];
+  const modules = files.flatMap((url) => [...readFileSync(fileURLToPath(url), 'utf8').matchAll(/^\/\/ src\/(\S+\.ts)$/gm)].map((m) => m[1]!));
+  return [...new Set(modules)].sort();
 }

@@ -1,9 +1,11 @@
 /**
  * The schema layer's entry: recognise the kind of a declared schema, load the one
- * implementation it needs (a JSON-Schema-only tool never loads Zod), and publish.
+ * implementation it needs (a JSON-Schema-only tool never loads Zod), and publish. The plain
+ * JSON Schema adapter is part of this module's graph; its validator is not.
  */
 import type { JsonSchema, SchemaAdapter, SchemaIo } from './adapter.js';
 import { SchemaError } from './errors.js';
+import { adaptJsonSchema } from './json-schema.js';
 import type { StandardSchemaV1 } from './types.js';
 
 export type { JsonSchema, SchemaAdapter, SchemaIo, ValidationResult } from './adapter.js';
@@ -44,10 +46,9 @@ export async function adaptSchema(schema: unknown, io: SchemaIo): Promise<Schema
       const { adaptStandardSchema } = await import('./standard.js');
       return adaptStandardSchema(schema as StandardSchemaV1, io);
     }
-    case 'json-schema': {
-      const { adaptJsonSchema } = await import('./json-schema.js');
+    case 'json-schema':
+      // Small and without the validator (loaded at the first validate): no import() round trip.
       return adaptJsonSchema(schema as JsonSchema, io);
-    }
   }
 }
 

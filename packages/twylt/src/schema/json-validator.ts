@@ -1,6 +1,7 @@
 /**
  * A small validator for the JSON Schema subset tools really use, producing TWYLT issues in
- * declaration order and applying defaults, plus the closing of a schema for publication.
+ * declaration order and applying defaults. The subset itself (what is refused, and the
+ * closing of a schema for publication) is json-schema-subset.ts.
  *
  * Written by hand: no library reports Pydantic-shaped issues in declaration order and fills
  * defaults without a compile step that would cost every tool call (see docs/schemas.md).
@@ -10,10 +11,8 @@
  */
 import { fixedIssue, type Issue, type PathSegment } from '../protocol/issues.js';
 import type { JsonSchema, ValidationResult } from './adapter.js';
-import { SchemaError } from './errors.js';
 import { issues, unionIssues, type JsonType } from './issues.js';
-
-type Node = JsonSchema | boolean;
+import { compilePattern, derefSchema, FORMAT_NAMES, hasOwn, isObjectSchema, isRecord, resolveRef, type Node } from './json-schema-subset.js';
 
 /** The keywords the validator reads, typed once. */
 interface Keywords {
@@ -46,50 +45,10 @@ interface Keywords {
   default?: unknown;
 }
 
-/** Keywords that only describe: kept in publication, never checked. `format` is an annotation in 2020-12. */
-const ANNOTATIONS = new Set([
-  '$schema', '$id', '$comment', 'title', 'description', 'default', 'examples',
-  'deprecated', 'readOnly', 'writeOnly', 'format', 'contentEncoding', 'contentMediaType',
-]);
-/** Formats of the JSON Schema vocabulary: a failing pattern beside one is worded by its name. */
-const FORMAT_NAMES = new Set(['date-time', 'date', 'time', 'duration', 'email', 'idn-email', 'hostname', 'idn-hostname', 'ipv4', 'ipv6', 'uri', 'uri-reference', 'iri', 'uuid']);
-const JSON_TYPES = new Set<string>(['integer', 'number', 'string', 'boolean', 'object', 'array', 'null']);
-const SUBSCHEMA = new Set(['additionalProperties', 'propertyNames', 'items', 'not']);
-const SUBSCHEMA_LISTS = new Set(['prefixItems', 'anyOf', 'oneOf', 'allOf']);
-const SUBSCHEMA_MAPS = new Set(['properties', '$defs', 'definitions']);
-const NUMBERS = new Set(['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf']);
-const COUNTS = new Set(['minLength', 'maxLength', 'minItems', 'maxItems']);
-
-const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A JSON object value (a Date or anything with toJSON is not one). */
 function isJsonObject(v: unknown): v is Record<string, unknown> {
   return isRecord(v) && typeof (v as { toJSON?: unknown }).toJSON !== 'function';
-}
-
-/** An object schema gets closed: it says `type: "object"` or declares properties. */
-export function isObjectSchema(node: Node): boolean {
-  if (typeof node !== 'object') return false;
-  const type = node.type;
-  return type === 'object' || (Array.isArray(type) && type.includes('object')) || isRecord(node.properties);
-}
-
-/** A copy of `node` with `additionalProperties: false` on every object schema lacking the keyword. */
-export function closeJsonSchema(node: Node): Node {
-  if (typeof node !== 'object') return node;
-  const out: JsonSchema = {};
-  for (const [key, value] of Object.entries(node)) {
-    if (SUBSCHEMA.has(key)) out[key] = closeJsonSchema(value as Node);
-    else if (SUBSCHEMA_LISTS.has(key) && Array.isArray(value)) out[key] = value.map((v) => closeJsonSchema(v as Node));
-    else if (SUBSCHEMA_MAPS.has(key) && isRecord(value)) {
-      const map: JsonSchema = {};
-      for (const [name, sub] of Object.entries(value)) map[name] = closeJsonSchema(sub as Node);
-      out[key] = map;
-    } else out[key] = value;
-  }
-  if (isObjectSchema(node) && !hasOwn(node, 'additionalProperties')) out.additionalProperties = false;
-  return out;
 }
 
 function jsonEqual(a: unknown, b: unknown): boolean {
@@ -146,15 +105,8 @@ export class JsonValidator {
   private readonly patterns = new Map<string, RegExp>();
   private readonly tags = new WeakMap<object, Tag | null>();
 
-  /** Inspects the whole schema now: an unsupported keyword or a broken `$ref` throws a SchemaError. */
-  constructor(private readonly root: Node) {
-    this.inspect(root, '#', new Set());
-  }
-
-  /** Throws a SchemaError when `schema` uses what the validator cannot enforce. */
-  static assertSupported(schema: Node): void {
-    new JsonValidator(schema);
-  }
+  /** `root` must have passed `assertSupportedJsonSchema` (json-schema-subset.ts). */
+  constructor(private readonly root: Node) {}
 
   /**
    * Validates a JSON value. With `applyDefaults`, the accepted value comes back rebuilt in
@@ -166,91 +118,18 @@ export class JsonValidator {
     return out.length === 0 ? { ok: true, value: result } : { ok: false, issues: out };
   }
 
-  // --- adapt time -------------------------------------------------------------------------
-
-  private inspect(node: Node, at: string, seen: Set<object>): void {
-    if (typeof node === 'boolean') return;
-    if (!isRecord(node)) throw new SchemaError(`${at}: a schema must be an object or a boolean`);
-    if (seen.has(node)) return;
-    seen.add(node);
-    for (const [key, value] of Object.entries(node)) {
-      const where = `${at}/${key}`;
-      if (key.startsWith('x-') || ANNOTATIONS.has(key)) {
-        if (key === '$id' && at !== '#') throw new SchemaError(`${where}: "$id" is only supported on the root schema`);
-        continue;
-      }
-      if (SUBSCHEMA.has(key)) {
-        if (key === 'items' && Array.isArray(value)) throw new SchemaError(`${where}: "items" as an array (draft-07 tuples) is not supported; use "prefixItems"`);
-        this.inspect(value as Node, where, seen);
-      } else if (SUBSCHEMA_LISTS.has(key)) {
-        if (!Array.isArray(value)) throw new SchemaError(`${where}: must be an array of schemas`);
-        value.forEach((v, i) => this.inspect(v as Node, `${where}/${i}`, seen));
-      } else if (SUBSCHEMA_MAPS.has(key)) {
-        if (!isRecord(value)) throw new SchemaError(`${where}: must be an object of schemas`);
-        for (const [name, sub] of Object.entries(value)) this.inspect(sub as Node, `${where}/${name}`, seen);
-      } else if (NUMBERS.has(key)) {
-        if (typeof value !== 'number' || !Number.isFinite(value)) throw new SchemaError(`${where}: must be a number (the draft-04 boolean form is not supported)`);
-        if (key === 'multipleOf' && value <= 0) throw new SchemaError(`${where}: must be greater than 0`);
-      } else if (COUNTS.has(key)) {
-        if (!Number.isInteger(value) || (value as number) < 0) throw new SchemaError(`${where}: must be a non-negative integer`);
-      } else if (key === 'type') {
-        const types = Array.isArray(value) ? value : [value];
-        if (types.length === 0 || !types.every((t) => JSON_TYPES.has(t as string))) throw new SchemaError(`${where}: unknown type ${JSON.stringify(value)}`);
-      } else if (key === 'required') {
-        if (!Array.isArray(value) || !value.every((k) => typeof k === 'string')) throw new SchemaError(`${where}: must be an array of strings`);
-      } else if (key === 'enum') {
-        if (!Array.isArray(value)) throw new SchemaError(`${where}: must be an array`);
-      } else if (key === 'uniqueItems') {
-        if (typeof value !== 'boolean') throw new SchemaError(`${where}: must be a boolean`);
-      } else if (key === 'pattern') {
-        if (typeof value !== 'string') throw new SchemaError(`${where}: must be a string`);
-        this.regex(value, where);
-      } else if (key === '$ref') {
-        if (typeof value !== 'string') throw new SchemaError(`${where}: must be a string`);
-        this.resolve(value, where);
-      } else if (key !== 'const') {
-        throw new SchemaError(`${where}: the JSON Schema keyword "${key}" is not supported (twylt refuses what it cannot enforce)`);
-      }
-    }
-    const all = (node as Keywords).allOf;
-    if (all && all.filter((m) => isObjectSchema(this.deref(m))).length > 1) {
-      throw new SchemaError(`${at}/allOf: combining object schemas with allOf cannot be closed; merge their properties into one object schema`);
-    }
-  }
-
-  private regex(pattern: string, where = 'pattern'): RegExp {
+  private regex(pattern: string): RegExp {
     let regex = this.patterns.get(pattern);
-    if (regex) return regex;
-    try {
-      regex = new RegExp(pattern, 'u');
-    } catch {
-      try {
-        regex = new RegExp(pattern);
-      } catch (error) {
-        throw new SchemaError(`${where}: invalid regular expression: ${(error as Error).message}`);
-      }
-    }
-    this.patterns.set(pattern, regex);
+    if (!regex) this.patterns.set(pattern, (regex = compilePattern(pattern)));
     return regex;
   }
 
-  /** Local references only: `#`, `#/$defs/...`, `#/definitions/...` (any JSON pointer into the root). */
-  private resolve(ref: string, where = '$ref'): Node {
-    if (ref !== '#' && !ref.startsWith('#/')) throw new SchemaError(`${where}: only local references ("#/$defs/...") are supported, not ${JSON.stringify(ref)}`);
-    let node: unknown = this.root;
-    for (const raw of ref === '#' ? [] : ref.slice(2).split('/')) {
-      const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-      node = isRecord(node) && hasOwn(node, key) ? node[key] : Array.isArray(node) ? node[Number(key)] : undefined;
-      if (node === undefined) throw new SchemaError(`${where}: cannot resolve ${JSON.stringify(ref)}`);
-    }
-    if (typeof node !== 'boolean' && !isRecord(node)) throw new SchemaError(`${where}: ${JSON.stringify(ref)} is not a schema`);
-    return node;
+  private resolve(ref: string): Node {
+    return resolveRef(this.root, ref);
   }
 
   private deref(node: Node): Node {
-    let current = node;
-    for (let hops = 0; typeof current === 'object' && typeof current.$ref === 'string' && hops < 32; hops++) current = this.resolve(current.$ref);
-    return current;
+    return derefSchema(this.root, node);
   }
 
   // --- validation -------------------------------------------------------------------------

@@ -14,7 +14,8 @@ import type { PathSegment } from '../protocol/issues.js';
 import type { JsonSchema, SchemaAdapter, SchemaIo, ValidationResult } from './adapter.js';
 import { SchemaError } from './errors.js';
 import { issues } from './issues.js';
-import { closeJsonSchema, JsonValidator } from './json-validator.js';
+import { assertSupportedJsonSchema, closeJsonSchema } from './json-schema-subset.js';
+import { JsonValidator } from './json-validator.js';
 import type { StandardIssue, StandardResult, StandardSchemaV1 } from './types.js';
 
 const TARGET = 'draft-2020-12';
@@ -35,8 +36,9 @@ export function adaptStandardSchema(schema: StandardSchemaV1, io: SchemaIo): Sch
   };
   const accepted = convert('input');
   const published = io === 'input' ? accepted : convert(io);
+  assertSupportedJsonSchema(accepted);
+  if (published !== accepted) assertSupportedJsonSchema(published);
   const contract = new JsonValidator(accepted);
-  if (published !== accepted) JsonValidator.assertSupported(published);
 
   const fromLibrary = (value: unknown, result: StandardResult<unknown>): ValidationResult =>
     result.issues ? { ok: false, issues: result.issues.map((i) => libraryIssue(i, value)) } : { ok: true, value: result.value };

@@ -3,6 +3,7 @@ import { DEFAULTS, DESCRIBE_ENV, DESCRIBE_KEY, DESCRIBE_MODES, FORMAT_VERSION, i
 import { Fault, TwyltError } from '../protocol/errors.js';
 import { formatJson } from '../protocol/render.js';
 import type { JsonSchema } from '../schema/adapter.js';
+import { adaptSchema, publishSchema } from '../schema/index.js';
 import type { Requirements, ToolDefinition } from './definition.js';
 import { embeddedSpec, type JsonSpec } from './hooks.js';
 import type { Request } from './transport.js';
@@ -67,21 +68,25 @@ async function describeValue(tool: ToolDefinition, mode: Exclude<DescribeMode, '
       return fewShotsOf(tool);
     case 'schema':
       return schemas(tool);
-    case 'json_spec':
+    case 'json_spec': {
+      // Both may load a module, so both start now; a failure of requirements is still the one reported.
+      const requirements = requirementsOf(tool);
+      const contracts = schemas(tool);
+      contracts.catch(() => {});
       return {
         format_version: FORMAT_VERSION,
         name: tool.name ?? DEFAULTS.name,
         version: tool.version ?? DEFAULTS.version,
         description: tool.description ?? DEFAULTS.description,
-        requirements: await requirementsOf(tool),
-        ...(await schemas(tool)),
+        requirements: await requirements,
+        ...(await contracts),
         few_shots: fewShotsOf(tool),
       };
+    }
   }
 }
 
 async function schemas(tool: ToolDefinition): Promise<{ inputSchema: JsonSchema; outputSchema: JsonSchema }> {
-  const { adaptSchema, publishSchema } = await import('../schema/index.js');
   const [input, output] = await Promise.all([adaptSchema(tool.inputSchema, 'input'), adaptSchema(tool.outputSchema, 'output')]);
   return {
     inputSchema: publishSchema(input, { name: tool.inputSchemaName, version: tool.inputSchemaVersion }),

@@ -7,6 +7,7 @@ import { DEFAULTS, DESCRIBE_KEY, EXIT, type ErrorFormat } from '../protocol/cons
 import { Fault, KINDS, TwyltError } from '../protocol/errors.js';
 import { formatResult, renderErrorHuman, renderErrorJson } from '../protocol/render.js';
 import { forgetGuardrails, guardrailsRequested } from '../guardrails/requested.js';
+import { adaptSchema } from '../schema/index.js';
 import type { RunGuardrails } from '../guardrails/run-hooks.js';
 import { callBiz } from './biz.js';
 import type { ToolDefinition } from './definition.js';
@@ -88,7 +89,6 @@ export async function runTool(tool: ToolDefinition, io: RunIo): Promise<number> 
 
 /** Validate, run biz, validate: resolves to the result's JSON text. */
 async function execute(tool: ToolDefinition, input: unknown, io: RunIo, options: ScannedOptions, guardrails: RunGuardrails | null): Promise<string> {
-  const { adaptSchema } = await import('../schema/index.js');
   const inputAdapter = await adaptSchema(tool.inputSchema, 'input');
   const checkedInput = await inputAdapter.validate(input);
   if (!checkedInput.ok) throw new TwyltError('inputInvalid', { issues: checkedInput.issues });

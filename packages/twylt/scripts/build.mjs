@@ -1,0 +1,42 @@
+/**
+ * The package's JavaScript build (ADR 0005): the runtime bundled with esbuild into few files,
+ * so a tool call reads a handful of modules instead of one per source file. Declarations come
+ * from `tsc --emitDeclarationOnly` (the `build` script runs it after this).
+ *
+ * Every public entry point, and every module the code loads with `import()`, is an entry
+ * point here: it keeps its path under dist/ (the package's exports, the `bin`, and
+ * `build/entry.js` found beside `build/index.js`), and what it alone needs stays in it, so a
+ * lazy import stays lazy. Code shared by several of them goes into dist/chunks/.
+ */
+import { rm } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const PUBLIC = ['index', 'bootstrap/index', 'client/index', 'conformance/index', 'guardrails/index', 'protocol/index', 'cli/main'];
+/** Loaded with `import()`: each must be a file of its own, evaluated only when asked for. */
+const LAZY = [
+  'schema/zod', 'schema/standard', 'schema/json-validator',
+  'tool/help', 'guardrails/run-hooks', 'bootstrap/default-requirements', 'client/schema-check',
+  'cli/commands/describe', 'cli/commands/call', 'cli/commands/build', 'cli/commands/check',
+  'build/index', 'build/entry',
+];
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+await rm(`${root}dist`, { recursive: true, force: true });
+await build({
+  absWorkingDir: root,
+  entryPoints: [...PUBLIC, ...LAZY].map((name) => `src/${name}.ts`),
+  outbase: 'src',
+  outdir: 'dist',
+  chunkNames: 'chunks/[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  // Dependencies (zod, ajv, @babel/parser, esbuild) are the user's installed packages.
+  packages: 'external',
+  // Names are observable: a thrown object's class name becomes `exception.type`.
+  keepNames: process.env.KEEP === "1",
+  logLevel: 'warning',
+});
