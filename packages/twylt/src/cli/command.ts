@@ -51,3 +51,51 @@ export function parseOptions<T extends ParseArgsConfig>(config: T): ParsedResult
 export function requireCommand(command: string[]): void {
   if (command.length === 0) throw new UsageError('no tool command given: put it after "--", e.g. -- python3 tool.py');
 }
+
+type OptionsConfig = NonNullable<ParseArgsConfig['options']>;
+
+/** Options every tool-wrapping subcommand has. */
+const WRAPPING_OPTIONS = {
+  timeout: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type WrappingValues<O extends OptionsConfig> = ParsedResults<{
+  args: string[];
+  strict: true;
+  allowPositionals: false;
+  options: O & typeof WRAPPING_OPTIONS;
+}>['values'];
+
+/**
+ * A subcommand of the shape `twylt <name> [options] -- <tool command...>`: its own options
+ * (plus `--timeout` and `--help`) before `--`, the tool's command after it. Help and a
+ * missing tool command are handled here; `run` gets the parsed options and the command.
+ */
+export function wrappingCommand<const O extends OptionsConfig>(spec: {
+  name: string;
+  help: string;
+  options: O;
+  run(values: WrappingValues<O>, tool: string[], io: Io): Promise<number>;
+}): Command {
+  return {
+    name: spec.name,
+    help: spec.help,
+    async run(args, io) {
+      const { own, command: tool } = splitAtDashes(args);
+      const { values } = parseOptions({
+        args: own,
+        strict: true,
+        allowPositionals: false,
+        options: { ...spec.options, ...WRAPPING_OPTIONS },
+      }) as { values: WrappingValues<O> };
+      // Inside this generic the parsed type is opaque; `help` is always among the options.
+      if ((values as { help?: boolean }).help) {
+        io.stdout.write(spec.help);
+        return CLI_EXIT.ok;
+      }
+      requireCommand(tool);
+      return spec.run(values, tool, io);
+    },
+  };
+}

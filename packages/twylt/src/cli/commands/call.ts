@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { text } from 'node:stream/consumers';
 import { TRANSPORTS, TwyltClient, TwyltClientError, ToolError, UnexpectedExitError, resolveCommand, type Transport } from '../../client/index.js';
 import { formatJson } from '../../protocol/render.js';
-import { CLI_EXIT, UsageError, parseOptions, requireCommand, splitAtDashes, type Command, type Io } from '../command.js';
+import { CLI_EXIT, UsageError, wrappingCommand, type Io } from '../command.js';
 import { renderFailure } from '../render.js';
 import { styleFor } from '../style.js';
 import { parseTimeout } from './describe.js';
@@ -35,30 +35,17 @@ Example:
   twylt call --input '{"text": "hi"}' -- python3 tool.py
 `;
 
-export const command: Command = {
+export const command = wrappingCommand({
   name: 'call',
   help: HELP,
-  async run(args, io) {
-    const { own, command: tool } = splitAtDashes(args);
-    const { values } = parseOptions({
-      args: own,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        input: { type: 'string' },
-        'input-file': { type: 'string' },
-        transport: { type: 'string' },
-        timeout: { type: 'string' },
-        validate: { type: 'boolean' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-    if (values.help) {
-      io.stdout.write(HELP);
-      return CLI_EXIT.ok;
-    }
-    requireCommand(tool);
+  options: {
+    input: { type: 'string' },
+    'input-file': { type: 'string' },
+    transport: { type: 'string' },
+    validate: { type: 'boolean' },
+    json: { type: 'boolean' },
+  },
+  async run(values, tool, io) {
     const transport = (values.transport ?? 'cli') as Transport;
     if (!TRANSPORTS.includes(transport)) throw new UsageError(`--transport must be one of ${TRANSPORTS.join(', ')}; got "${values.transport}"`);
     const input = await readInput(values.input, values['input-file'], io);
@@ -74,7 +61,7 @@ export const command: Command = {
       return error instanceof ToolError || error instanceof UnexpectedExitError ? error.exitCode : CLI_EXIT.failed;
     }
   },
-};
+});
 
 async function readInput(inline: string | undefined, file: string | undefined, io: Io): Promise<Record<string, unknown>> {
   if (inline !== undefined && file !== undefined) throw new UsageError('give --input or --input-file, not both');

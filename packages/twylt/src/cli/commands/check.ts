@@ -2,7 +2,7 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { resolveCommand } from '../../client/command.js';
-import { CLI_EXIT, UsageError, parseOptions, requireCommand, splitAtDashes, type Command } from '../command.js';
+import { CLI_EXIT, UsageError, wrappingCommand } from '../command.js';
 import { styleFor } from '../style.js';
 import { parseTimeout } from './describe.js';
 
@@ -31,30 +31,17 @@ Example:
   twylt check --junit twylt.xml -- python3 tool.py
 `;
 
-export const command: Command = {
+export const command = wrappingCommand({
   name: 'check',
   help: HELP,
-  async run(args, io) {
-    const { own, command: tool } = splitAtDashes(args);
-    const { values } = parseOptions({
-      args: own,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        json: { type: 'boolean' },
-        junit: { type: 'string' },
-        timeout: { type: 'string' },
-        concurrency: { type: 'string' },
-        'tmp-root': { type: 'string' },
-        only: { type: 'string', multiple: true },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-    if (values.help) {
-      io.stdout.write(HELP);
-      return CLI_EXIT.ok;
-    }
-    requireCommand(tool);
+  options: {
+    json: { type: 'boolean' },
+    junit: { type: 'string' },
+    concurrency: { type: 'string' },
+    'tmp-root': { type: 'string' },
+    only: { type: 'string', multiple: true },
+  },
+  async run(values, tool, io) {
     const concurrency = values.concurrency === undefined ? undefined : Number(values.concurrency);
     if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency > 0)) {
       throw new UsageError(`--concurrency takes a positive integer; got "${values.concurrency}"`);
@@ -72,4 +59,4 @@ export const command: Command = {
     io.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : renderTable(report, { color: styleFor(io.stdout, io.env).enabled }));
     return report.ok ? CLI_EXIT.ok : CLI_EXIT.failed;
   },
-};
+});

@@ -2,7 +2,7 @@
 import { TwyltClient, TwyltClientError, resolveCommand } from '../../client/index.js';
 import { DESCRIBE_ENV, DESCRIBE_MODES, isDescribeMode } from '../../protocol/constants.js';
 import { formatJson } from '../../protocol/render.js';
-import { CLI_EXIT, UsageError, parseOptions, requireCommand, splitAtDashes, type Command } from '../command.js';
+import { CLI_EXIT, UsageError, wrappingCommand } from '../command.js';
 import { renderFailure, renderSpec } from '../render.js';
 import { styleFor } from '../style.js';
 
@@ -27,28 +27,15 @@ Example:
   twylt describe --mode schema -- node tool.js
 `;
 
-export const command: Command = {
+export const command = wrappingCommand({
   name: 'describe',
   help: HELP,
-  async run(args, io) {
-    const { own, command: tool } = splitAtDashes(args);
-    const { values } = parseOptions({
-      args: own,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        mode: { type: 'string' },
-        json: { type: 'boolean' },
-        env: { type: 'boolean' },
-        timeout: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-    if (values.help) {
-      io.stdout.write(HELP);
-      return CLI_EXIT.ok;
-    }
-    requireCommand(tool);
+  options: {
+    mode: { type: 'string' },
+    json: { type: 'boolean' },
+    env: { type: 'boolean' },
+  },
+  async run(values, tool, io) {
     if (values.mode !== undefined && !isDescribeMode(values.mode)) {
       throw new UsageError(`--mode must be one of ${DESCRIBE_MODES.join(', ')}; got "${values.mode}"`);
     }
@@ -66,7 +53,7 @@ export const command: Command = {
       return CLI_EXIT.failed;
     }
   },
-};
+});
 
 /** `--timeout MS` as a positive number of milliseconds. */
 export function parseTimeout(value: string | undefined): number | undefined {
