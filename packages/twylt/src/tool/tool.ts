@@ -1,9 +1,7 @@
 /** The author-facing API: the `Tool` base class and `defineTool`, over one run loop. */
-import { rmSync } from 'node:fs';
 import type { InferInput, InferOutput, SchemaLike } from '../schema/types.js';
 import type { FewShot, Requirements, ToolDefinition, ToolMetadata } from './definition.js';
 import { expectExit } from './biz.js';
-import { outputInProgress } from './transport.js';
 import { processIo, runTool, type RunIo } from './run.js';
 
 type Awaitable<T> = T | Promise<T>;
@@ -84,8 +82,6 @@ export function guardProcess(): void {
   process.stderr.on('error', () => {});
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
-      const partial = outputInProgress();
-      if (partial) rmSync(partial, { force: true });
       expectExit();
       process.exit(128 + (signal === 'SIGTERM' ? 15 : 2));
     });

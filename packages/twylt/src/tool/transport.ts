@@ -2,7 +2,8 @@
  * Step 3 of a run: where the input comes from (PROTOCOL.md section 1), and the file-mode
  * edges (input.json in, output.json out, written atomically).
  */
-import { open, readFile, rename, rm } from 'node:fs/promises';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { FILE_INPUT, FILE_OUTPUT, MAX_JSON_DEPTH } from '../protocol/constants.js';
@@ -74,31 +75,28 @@ export async function removeOutputFile(cwd: string): Promise<void> {
 
 /**
  * output.json appears whole or not at all: the text goes to a temporary file beside it,
- * is flushed to disk, then renamed over the final name.
+ * is flushed to disk, then renamed over the final name. Synchronous on purpose: a signal
+ * handler (JavaScript) cannot run in the middle, and no file operation is left in flight in
+ * the thread pool when it exits, so a SIGTERM leaves either the whole file or nothing.
  */
 export async function writeOutputFile(cwd: string, text: string): Promise<void> {
   const target = join(cwd, FILE_OUTPUT);
   const temporary = join(cwd, `.${FILE_OUTPUT}.${process.pid}.${uniqueSuffix()}.tmp`);
-  pendingTemporary = temporary;
   try {
-    const handle = await open(temporary, 'wx', 0o644);
+    const fd = openSync(temporary, 'wx', 0o644);
     try {
-      await handle.writeFile(text, 'utf8');
-      await handle.sync();
+      writeFileSync(fd, text, 'utf8');
+      fsyncSync(fd);
     } finally {
-      await handle.close();
+      closeSync(fd);
     }
-    await rename(temporary, target);
+    renameSync(temporary, target);
   } catch (error) {
-    await rm(temporary, { force: true }).catch(() => {});
+    rmSync(temporary, { force: true });
     const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
     throw new TwyltError('transport', { cause: new Fault('OutputFileUnwritable', `Cannot write ${FILE_OUTPUT}: ${code}`) });
-  } finally {
-    pendingTemporary = undefined;
   }
 }
-
-let pendingTemporary: string | undefined;
 
 /**
  * 12 hex digits that make the temporary name unique beside the pid. Not node:crypto: loading
@@ -107,11 +105,6 @@ let pendingTemporary: string | undefined;
  */
 function uniqueSuffix(): string {
   return Math.floor(Math.random() * 2 ** 48).toString(16).padStart(12, '0');
-}
-
-/** The temporary file of a write in progress, for clean-up when a signal ends the process. */
-export function outputInProgress(): string | undefined {
-  return pendingTemporary;
 }
 
 function parseObject(text: string, where: string): JsonObject {
