@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { Tool } from 'twylt';
 
 const Input = z.object({ text: z.string().describe('Text to repeat') });

@@ -156,3 +156,46 @@ describe('a built file answers exactly as the unbuilt tool', () => {
     }
   });
 });
+
+describe('how a built file is laid out', () => {
+  it("keeps only Zod's English messages; a tool that configures another locale fails to build, saying why", async () => {
+    // The behaviours fixture imports { z } from 'zod', which reaches every locale.
+    const single = readFileSync(singleFile('fixtures', 'behaviours'), 'utf8');
+    expect(single).not.toContain('Ungültige Eingabe');
+    const dir = freshDir();
+    const german = await build(join(ROOT, 'tests/build/fixtures/german_zod.ts'), join(dir, 'german.mjs'));
+    expect(german.code).toBe(1);
+    expect(german.stderr).toContain('Zod\'s "de" locale is not in this file: twylt build keeps only Zod\'s English messages');
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('import.meta is the built file: url, filename and dirname', async () => {
+    const dir = freshDir();
+    const out = join(dir, 'where.mjs');
+    expect((await build(join(ROOT, 'tests/build/fixtures/where_am_i.ts'), out)).code).toBe(0);
+    const result = await run([process.execPath, out, '{}']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({ url: `file://${out}`, filename: out, dirname: dir });
+  });
+
+  it('a tool that needs an ES module (top-level await, import.meta.resolve) is built as one and runs', async () => {
+    const dir = freshDir();
+    const out = join(dir, 'module.mjs');
+    expect((await build(join(ROOT, 'tests/build/fixtures/module_only.ts'), out)).code).toBe(0);
+    const [unbuilt, single] = await Promise.all([
+      run([process.execPath, '--import', 'tsx', join(ROOT, 'tests/build/fixtures/module_only.ts'), '{"text": "hi"}'], { cwd: ROOT }),
+      run([process.execPath, out, '{"text": "hi"}']),
+    ]);
+    expect(single).toMatchObject({ code: 0, stdout: '{\n  "text": "hi!",\n  "resolved": true\n}\n', stderr: '' });
+    expect(single).toEqual(unbuilt);
+  });
+
+  it('runs the same when V8 rejects the code cache made at build time (other flags or another Node)', async () => {
+    // --stack-size changes V8's flag hash, so the embedded cache is refused and the code compiles as usual.
+    for (const c of [{ args: ['{"text": "cached"}'] }, { args: ['{"text": 5}'] }, { input: '{"describe": "json_spec"}' }]) {
+      const [cached, refused] = await Promise.all([observe(built('echo'), c), observe([process.execPath, '--stack-size=900', singleFile('examples', 'echo')], c)]);
+      expect(refused).toEqual(cached);
+      expect(cached.code === 0 || cached.code === 2).toBe(true);
+    }
+  });
+});

@@ -2,15 +2,17 @@
  * `twylt build`: one tool file (TypeScript or JavaScript) bundled with everything it imports
  * into one ESM file that runs with plain node and no node_modules. The tool's json_spec is
  * computed at build time, by running a first bundle once, and embedded in the final one, so
- * describe never loads schema code. esbuild does the bundling; it is loaded only here.
+ * describe never loads schema code; the tool itself is carried as a string with V8's code
+ * cache (load.ts, ADR 0008). esbuild does the bundling; it is loaded only here.
  */
 import { spawn } from 'node:child_process';
-import { chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Plugin } from 'esbuild';
+import type { BuildOptions as EsbuildOptions, Plugin } from 'esbuild';
 import type { JsonSpec } from '../tool/hooks.js';
+import { codeCache, IMPORT_META } from './load.js';
 
 export interface BuildOptions {
   /** The tool's source file: it runs the tool when evaluated (`MyTool.run()`). */
@@ -35,53 +37,87 @@ export class BuildError extends Error {
   }
 }
 
-/** The module every built file starts with (see entry.ts), beside this one in dist/ or src/. */
-const ENTRY_RUNTIME = fileURLToPath(new URL(`./entry${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url));
+/** The modules every built file starts with (see entry.ts, load.ts), beside this one in dist/ or src/. */
+const sibling = (name: string) => fileURLToPath(new URL(`./${name}${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url));
+const ENTRY_RUNTIME = sibling('entry');
+const LOADER = sibling('load');
 
 export async function buildTool(options: BuildOptions): Promise<BuildResult> {
   const entry = resolve(options.entry);
   const outfile = resolve(options.outfile);
+  const minify = options.minify ?? true;
   const esbuild = await loadEsbuild();
-  const bundle = async (spec: JsonSpec | undefined, minify: boolean): Promise<Uint8Array> => {
+  const bundle: Bundle = async (contents, settings) => {
     try {
       const result = await esbuild.build({
-        stdin: { contents: entrySource(entry, spec), resolveDir: dirname(entry), sourcefile: 'twylt-build-entry.js', loader: 'js' },
+        stdin: { contents, resolveDir: dirname(entry), sourcefile: 'twylt-build-entry.js', loader: 'js' },
         bundle: true,
         packages: 'bundle',
         platform: 'node',
-        format: 'esm',
         target: 'node20',
-        minify,
         // Names are observable: a thrown object's class name becomes `exception.type`.
         keepNames: true,
-        // Bundled CommonJS code may require node's own modules; ESM has no `require` of its own.
-        banner: { js: "#!/usr/bin/env node\nimport { createRequire as __twyltCreateRequire } from 'node:module';\nconst require = __twyltCreateRequire(import.meta.url);" },
-        plugins: [lazyBuiltins],
+        plugins: [lazyBuiltins, englishZod],
         write: false,
         outfile,
         logLevel: 'silent',
+        ...settings,
       });
-      return result.outputFiles[0]!.contents;
+      return { code: result.outputFiles[0]!.text, warnings: result.warnings.map((w) => w.text) };
     } catch (error) {
       const messages = (error as { errors?: { text: string; location?: { file: string; line: number } | null }[] }).errors;
       const detail = messages?.map((m) => (m.location ? `${m.location.file}:${m.location.line}: ${m.text}` : m.text)).join('\n');
       throw new BuildError(`Cannot bundle ${entry}:\n${detail ?? (error as Error).message}`);
     }
   };
+  const esm = (contents: string, minified: boolean) => bundle(contents, { format: 'esm', minify: minified, banner: { js: ESM_BANNER } });
 
   // The probe stays readable: its stack trace is what the author sees if the tool fails to load.
-  const spec = await askSpec(entry, await bundle(undefined, false));
-  const code = await bundle(spec, options.minify ?? true);
+  const spec = await askSpec(entry, (await esm(runBuiltSource(undefined, `() => import(${JSON.stringify(entry)})`), false)).code);
+  const tool = await toolBundle(entry, minify, bundle);
+  const code = tool === undefined
+    ? (await esm(runBuiltSource(spec, `() => import(${JSON.stringify(entry)})`), minify)).code
+    : (await esm(
+      [
+        `import { evaluateTool } from ${JSON.stringify(LOADER)};`,
+        `const tool = ${JSON.stringify(tool)};`,
+        `const cache = ${JSON.stringify(codeCache(tool))};`,
+        runBuiltSource(spec, '() => evaluateTool(tool, cache, import.meta.url)'),
+      ].join('\n'),
+      minify,
+    )).code;
   await writeWhole(outfile, code);
-  return { outfile, bytes: code.length, spec };
+  return { outfile, bytes: Buffer.byteLength(code), spec };
 }
 
-/** The generated entry module: the built-file runtime, then the tool, imported lazily. */
-function entrySource(entry: string, spec: JsonSpec | undefined): string {
+/** esbuild run on a generated entry module, with the settings that differ between bundles. */
+type Bundle = (contents: string, settings: Pick<EsbuildOptions, 'format' | 'minify' | 'banner' | 'define'>) => Promise<{ code: string; warnings: string[] }>;
+
+/** Bundled CommonJS code may require node's own modules; ESM has no `require` of its own. */
+const ESM_BANNER = "#!/usr/bin/env node\nimport { createRequire as __twyltCreateRequire } from 'node:module';\nconst require = __twyltCreateRequire(import.meta.url);";
+
+/** The module every built file starts with (see entry.ts), then the tool, loaded by `loadTool`. */
+function runBuiltSource(spec: JsonSpec | undefined, loadTool: string): string {
   return [
     `import { runBuilt } from ${JSON.stringify(ENTRY_RUNTIME)};`,
-    `runBuilt(${spec === undefined ? 'undefined' : JSON.stringify(spec)}, () => import(${JSON.stringify(entry)}));`,
+    `runBuilt(${spec === undefined ? 'undefined' : JSON.stringify(spec)}, ${loadTool});`,
   ].join('\n');
+}
+
+/**
+ * The tool and everything it imports as one CommonJS function body (see load.ts), or
+ * undefined when the tool needs what only an ES module has (top-level await, an
+ * `import.meta` other than url, filename and dirname): it is then bundled as a module.
+ */
+async function toolBundle(entry: string, minify: boolean, bundle: Bundle): Promise<string | undefined> {
+  const define = Object.fromEntries(['url', 'filename', 'dirname'].map((key) => [`import.meta.${key}`, `${IMPORT_META}.${key}`]));
+  try {
+    const { code, warnings } = await bundle(`import ${JSON.stringify(entry)};`, { format: 'cjs', minify, define });
+    return warnings.some((text) => text.includes('import.meta')) ? undefined : code;
+  } catch {
+    // Top-level await. Any other failure fails the ES module bundle too, with its message.
+    return undefined;
+  }
 }
 
 const BUILTIN = new RegExp(`^(node:.+|${builtinModules.map((name) => name.replace(/[/]/g, '\\/')).join('|')})$`);
@@ -103,6 +139,32 @@ const lazyBuiltins: Plugin = {
   },
 };
 
+/**
+ * Zod re-exports all its locales as one namespace (`z.locales`), which esbuild cannot
+ * tree-shake: more than half of a bundled Zod is error messages in some fifty languages
+ * that no run uses (twylt writes its own messages; Zod registers English by default). The
+ * build keeps English; any other locale is a stand-in that says why it is missing, so a
+ * tool that configures one fails at build time, when the build asks it for its json_spec.
+ */
+const englishZod: Plugin = {
+  name: 'twylt-english-zod',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: join(dirname(args.importer), args.path), namespace: ZOD_LOCALES } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: ZOD_LOCALES }, async (args) => {
+      const names = [...(await readFile(args.path, 'utf8')).matchAll(/default as (\w+)/g)].map((match) => match[1]!);
+      const lines = names.map((name) =>
+        name === 'en'
+          ? `export { default as en } from ${JSON.stringify(join(dirname(args.path), 'en.js'))};`
+          : `export const ${name} = () => { throw new Error(${JSON.stringify(`Zod's "${name}" locale is not in this file: twylt build keeps only Zod's English messages`)}); };`,
+      );
+      return { contents: lines.join('\n'), loader: 'js', resolveDir: dirname(args.path) };
+    });
+  },
+};
+const ZOD_LOCALES = 'twylt-zod-locales';
+
 async function loadEsbuild(): Promise<typeof import('esbuild')> {
   try {
     return await import('esbuild');
@@ -116,7 +178,7 @@ async function loadEsbuild(): Promise<typeof import('esbuild')> {
  * everything the answer depends on (the nearest package.json for default requirements) is
  * what the unbuilt tool sees.
  */
-async function askSpec(entry: string, code: Uint8Array): Promise<JsonSpec> {
+async function askSpec(entry: string, code: string): Promise<JsonSpec> {
   const probe = join(dirname(entry), `.${basename(entry)}.twylt-build-${process.pid}.mjs`);
   await writeFile(probe, code);
   try {
@@ -148,7 +210,7 @@ function runNode(file: string, args: string[]): Promise<{ code: number | null; s
 }
 
 /** The output appears whole or not at all, executable like any tool; its folder is created. */
-async function writeWhole(outfile: string, code: Uint8Array): Promise<void> {
+async function writeWhole(outfile: string, code: string): Promise<void> {
   const temporary = `${outfile}.${process.pid}.tmp`;
   try {
     await mkdir(dirname(outfile), { recursive: true });

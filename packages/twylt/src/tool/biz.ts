@@ -16,7 +16,7 @@ export function callBiz(biz: (input: unknown) => unknown, input: unknown, onExit
     const stalled = () =>
       fault(new Fault('UnsettledPromise', 'biz returned a promise that never settled (nothing was left to run)'));
     const exiting = (code: number) => {
-      if (!runtimeExit) onExit?.(code);
+      if (!(globalThis as Slots)[RUNTIME_EXIT]) onExit?.(code);
     };
     const cleanup = () => {
       process.off('unhandledRejection', fault);
@@ -40,9 +40,11 @@ export function callBiz(biz: (input: unknown) => unknown, input: unknown, onExit
   });
 }
 
-let runtimeExit = false;
+/** Symbol.for: a built file's entry and its tool bundle each carry a copy of this module. */
+const RUNTIME_EXIT = Symbol.for('twylt.runtimeExit');
+type Slots = { [RUNTIME_EXIT]?: true };
 
 /** The runtime itself is ending the process (a signal, a closed stdout): not biz's doing. */
 export function expectExit(): void {
-  runtimeExit = true;
+  (globalThis as Slots)[RUNTIME_EXIT] = true;
 }

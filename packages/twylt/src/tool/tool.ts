@@ -67,12 +67,14 @@ async function runMain(tool: ToolDefinition): Promise<never> {
   process.exit(code);
 }
 
-let guarded = false;
+/** Symbol.for: a built file's entry and its tool bundle each carry a copy of this module. */
+const GUARDED = Symbol.for('twylt.guarded');
 
 /** The process-wide handlers of a run; once per process (a built file's entry installs them first). */
 export function guardProcess(): void {
-  if (guarded) return;
-  guarded = true;
+  const slots = globalThis as { [GUARDED]?: true };
+  if (slots[GUARDED]) return;
+  slots[GUARDED] = true;
   // A consumer that stops reading early must not turn into a stack trace.
   process.stdout.on('error', () => {
     expectExit();
