@@ -15,22 +15,45 @@ import { parseArgs } from 'node:util';
 import { alternate, median, node } from './lib/measure.mjs';
 import { PAYLOADS, ROOT, SMALL_INPUT, TMP, prepare } from './prepare.mjs';
 
-const { values: flags } = parseArgs({
-  options: {
-    json: { type: 'boolean', default: false },
-    quick: { type: 'boolean', default: false },
-    runs: { type: 'string' },
-    'payload-runs': { type: 'string' },
-    'consumer-runs': { type: 'string' },
-    only: { type: 'string', multiple: true },
-  },
-});
+const USAGE = `usage: node bench/run.mjs [--quick] [--runs N] [--payload-runs N] [--consumer-runs N]
+                         [--only startup|payload|consumer]... [--json]
+Every row against its floor, measured in the same run; see docs/performance.md.`;
+let flags;
+try {
+  ({ values: flags } = parseArgs({
+    options: {
+      help: { type: 'boolean', short: 'h', default: false },
+      json: { type: 'boolean', default: false },
+      quick: { type: 'boolean', default: false },
+      runs: { type: 'string' },
+      'payload-runs': { type: 'string' },
+      'consumer-runs': { type: 'string' },
+      only: { type: 'string', multiple: true },
+    },
+  }));
+} catch (error) {
+  process.stderr.write(`${error.message}\n${USAGE}\n`);
+  process.exit(64);
+}
+if (flags.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
 const rounds = {
   startup: Number(flags.runs ?? (flags.quick ? 5 : 15)),
   payload: Number(flags['payload-runs'] ?? (flags.quick ? 2 : 5)),
   consumer: Number(flags['consumer-runs'] ?? (flags.quick ? 10 : 30)),
 };
-const parts = flags.only ?? ['startup', 'payload', 'consumer'];
+const PARTS = ['startup', 'payload', 'consumer'];
+const parts = flags.only ?? PARTS;
+const wrong = [
+  ...parts.filter((part) => !PARTS.includes(part)).map((part) => `--only ${part}: not one of ${PARTS.join(', ')}`),
+  ...Object.entries(rounds).filter(([, n]) => !Number.isInteger(n) || n < 1).map(([part]) => `the ${part} rounds must be a positive integer`),
+];
+if (wrong.length > 0) {
+  process.stderr.write(`${wrong.join('\n')}\n${USAGE}\n`);
+  process.exit(64);
+}
 const log = (text) => process.stderr.write(`${text}\n`);
 const progress = (name) => (done, total) => process.stderr.write(`\r  ${name}: round ${done}/${total}${done === total ? '\n' : ''}`);
 
