@@ -57,7 +57,6 @@ export async function buildTool(options: BuildOptions): Promise<BuildResult> {
         target: 'node20',
         // Names are observable: a thrown object's class name becomes `exception.type`.
         keepNames: true,
-        plugins: [lazyBuiltins, englishZod],
         write: false,
         outfile,
         logLevel: 'silent',
@@ -70,7 +69,8 @@ export async function buildTool(options: BuildOptions): Promise<BuildResult> {
       throw new BuildError(`Cannot bundle ${entry}:\n${detail ?? (error as Error).message}`);
     }
   };
-  const esm = (contents: string, minified: boolean) => bundle(contents, { format: 'esm', minify: minified, banner: { js: ESM_BANNER } });
+  const esm = (contents: string, minified: boolean) =>
+    bundle(contents, { format: 'esm', minify: minified, banner: { js: ESM_BANNER }, plugins: [lazyBuiltins, englishZod] });
 
   // The probe stays readable: its stack trace is what the author sees if the tool fails to load.
   const spec = await askSpec(entry, (await esm(runBuiltSource(undefined, `() => import(${JSON.stringify(entry)})`), false)).code);
@@ -91,7 +91,7 @@ export async function buildTool(options: BuildOptions): Promise<BuildResult> {
 }
 
 /** esbuild run on a generated entry module, with the settings that differ between bundles. */
-type Bundle = (contents: string, settings: Pick<EsbuildOptions, 'format' | 'minify' | 'banner' | 'define'>) => Promise<{ code: string; warnings: string[] }>;
+type Bundle = (contents: string, settings: Pick<EsbuildOptions, 'format' | 'minify' | 'banner' | 'define' | 'plugins'>) => Promise<{ code: string; warnings: string[] }>;
 
 /** Bundled CommonJS code may require node's own modules; ESM has no `require` of its own. */
 const ESM_BANNER = "#!/usr/bin/env node\nimport { createRequire as __twyltCreateRequire } from 'node:module';\nconst require = __twyltCreateRequire(import.meta.url);";
@@ -112,7 +112,7 @@ function runBuiltSource(spec: JsonSpec | undefined, loadTool: string): string {
 async function toolBundle(entry: string, minify: boolean, bundle: Bundle): Promise<string | undefined> {
   const define = Object.fromEntries(['url', 'filename', 'dirname'].map((key) => [`import.meta.${key}`, `${IMPORT_META}.${key}`]));
   try {
-    const { code, warnings } = await bundle(`import ${JSON.stringify(entry)};`, { format: 'cjs', minify, define });
+    const { code, warnings } = await bundle(`import ${JSON.stringify(entry)};`, { format: 'cjs', minify, define, plugins: [englishZod] });
     return warnings.some((text) => text.includes('import.meta')) ? undefined : code;
   } catch {
     // Top-level await. Any other failure fails the ES module bundle too, with its message.
@@ -124,9 +124,10 @@ const BUILTIN = new RegExp(`^(node:.+|${builtinModules.map((name) => name.replac
 const NAMESPACE = 'twylt-builtin';
 
 /**
- * Node's own modules load when the code that uses them first runs, as in the unbuilt tool:
- * an ES import of a builtin would be hoisted to the top of the single file and load at
- * start-up even for code that never runs (node:crypto alone costs several ms).
+ * In an ES module bundle, Node's own modules load when the code that uses them first runs,
+ * as in the unbuilt tool: an ES import of a builtin would be hoisted to the top of the single
+ * file and load at start-up even for code that never runs (node:crypto alone costs several
+ * ms). A CommonJS bundle needs no help: esbuild leaves each `require` where the import was.
  */
 const lazyBuiltins: Plugin = {
   name: 'twylt-lazy-builtins',
