@@ -190,6 +190,20 @@ describe('how a built file is laid out', () => {
     expect(single).toEqual(unbuilt);
   });
 
+  it('a payload the entry parsed to rule out describe is handed to the tool, not parsed again', async () => {
+    const dir = freshDir();
+    const out = join(dir, 'counter.mjs');
+    expect((await build(join(ROOT, 'tests/build/fixtures/parse_counter.ts'), out)).code).toBe(0);
+    const source = join(ROOT, 'tests/build/fixtures/parse_counter.ts');
+    const payload = JSON.stringify({ items: [1, 2, 3] });
+    for (const c of [{ args: [payload] }, { input: payload }]) {
+      const unbuilt = await run([process.execPath, '--import', 'tsx', source, ...(c.args ?? [])], { cwd: ROOT, input: c.input });
+      const single = await run([process.execPath, out, ...(c.args ?? [])], { input: c.input });
+      expect(JSON.parse(unbuilt.stdout)).toEqual({ parses: 1 });
+      expect(JSON.parse(single.stdout)).toEqual({ parses: 0 });
+    }
+  });
+
   it('runs the same when V8 rejects the code cache made at build time (other flags or another Node)', async () => {
     // --stack-size changes V8's flag hash, so the embedded cache is refused and the code compiles as usual.
     for (const c of [{ args: ['{"text": "cached"}'] }, { args: ['{"text": 5}'] }, { input: '{"describe": "json_spec"}' }]) {

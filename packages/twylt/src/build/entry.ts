@@ -5,7 +5,7 @@
  * was read here. The steps mirror the run loop's first ones, using its own functions.
  */
 import { describeRequest, describeSpecText } from '../tool/describe.js';
-import { embedSpec, replayStdin, type JsonSpec } from '../tool/hooks.js';
+import { embedSpec, handOverRequest, replayStdin, type JsonSpec } from '../tool/hooks.js';
 import { scanOptions, serviceOption } from '../tool/options.js';
 import { guardProcess } from '../tool/tool.js';
 import { isCliPayload, readRequest, readStdin } from '../tool/transport.js';
@@ -24,21 +24,27 @@ export async function runBuilt(spec: JsonSpec | undefined, loadTool: () => Promi
   await loadTool();
 }
 
-/** The describe answer, or undefined when this run is anything else (errors included). */
+/**
+ * The describe answer, or undefined when this run is anything else (errors included). Then
+ * the tool's run gets the parsed request, or the stdin bytes to parse and report itself.
+ */
 async function describeFromSpec(spec: JsonSpec): Promise<string | undefined> {
   const options = scanOptions(process.argv.slice(2), process.env);
   if (options.invalidErrorFormat !== undefined || serviceOption(options.rest[0])) return undefined;
   const bytes = isCliPayload(options.rest[0]) ? null : await readStdin(() => process.stdin);
-  const handOver = () => {
+  const replay = () => {
     if (bytes !== null) replayStdin(bytes);
   };
-  handOver();
+  replay();
   try {
-    const mode = describeRequest(await readRequest(options.rest, () => process.stdin), process.env);
+    const request = await readRequest(options.rest, () => process.stdin);
+    const mode = describeRequest(request, process.env);
     if (mode) return describeSpecText(spec, mode);
+    if (request) handOverRequest(request);
+    else replay();
   } catch {
-    // The tool's own run reports it, exactly as the unbuilt tool would.
+    // Malformed input: the tool's own run reports it, exactly as the unbuilt tool would.
+    replay();
   }
-  handOver();
   return undefined;
 }

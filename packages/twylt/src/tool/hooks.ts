@@ -4,13 +4,15 @@
  * Keyed by Symbol.for so that two copies of twylt loaded side by side still meet.
  */
 import type { JsonSpec } from '../protocol/spec.js';
+import type { Request } from './transport.js';
 
 export type { JsonSpec };
 
 const STDIN_KEY = Symbol.for('twylt.replayedStdin');
+const REQUEST_KEY = Symbol.for('twylt.handedRequest');
 const SPEC_KEY = Symbol.for('twylt.embeddedSpec');
 
-type Slots = { [STDIN_KEY]?: Buffer; [SPEC_KEY]?: JsonSpec };
+type Slots = { [STDIN_KEY]?: Buffer; [REQUEST_KEY]?: Request; [SPEC_KEY]?: JsonSpec };
 
 /** A launcher that already consumed stdin hands the bytes over, to be read once. */
 export function replayStdin(bytes: Buffer): void {
@@ -22,6 +24,21 @@ export function takeReplayedStdin(): Buffer | undefined {
   const bytes = slots[STDIN_KEY];
   delete slots[STDIN_KEY];
   return bytes;
+}
+
+/**
+ * A launcher that already read and parsed this process's request (a payload that is not a
+ * describe request) hands it over whole: a large payload is then not decoded and parsed twice.
+ */
+export function handOverRequest(request: Request): void {
+  (globalThis as Slots)[REQUEST_KEY] = request;
+}
+
+export function takeHandedRequest(): Request | undefined {
+  const slots = globalThis as Slots;
+  const request = slots[REQUEST_KEY];
+  delete slots[REQUEST_KEY];
+  return request;
 }
 
 /** A built single file (`twylt build`) carries the json_spec computed at build time. */

@@ -9,7 +9,7 @@ import type { Readable } from 'node:stream';
 import { FILE_INPUT, FILE_OUTPUT, MAX_JSON_DEPTH } from '../protocol/constants.js';
 import { Fault, TwyltError } from '../protocol/errors.js';
 import { formatPath, type PathSegment } from '../protocol/issues.js';
-import { takeReplayedStdin } from './hooks.js';
+import { takeHandedRequest, takeReplayedStdin } from './hooks.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -26,6 +26,8 @@ export type Stdin = Readable & { isTTY?: boolean };
  * `openStdin` is called only when stdin is needed: setting up process.stdin costs start-up time.
  */
 export async function readRequest(args: readonly string[], openStdin: () => Stdin): Promise<Request | null> {
+  const handed = takeHandedRequest();
+  if (handed !== undefined) return handed;
   const first = args[0];
   if (isCliPayload(first)) return { source: 'cli', payload: parseObject(first, 'the command-line argument') };
   const bytes = await readStdin(openStdin);
