@@ -5,11 +5,12 @@
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
 import { FILE_INPUT, FILE_OUTPUT, MAX_JSON_DEPTH } from '../protocol/constants.js';
 import { Fault, TwyltError } from '../protocol/errors.js';
 import { formatPath, type PathSegment } from '../protocol/issues.js';
-import { takeReplayedStdin } from './hooks.js';
+import { readStdin, type Stdin } from './stdin.js';
+
+export { processStdin, readStdin, type Stdin } from './stdin.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -18,8 +19,6 @@ export interface Request {
   source: 'cli' | 'stdin';
   payload: JsonObject;
 }
-
-export type Stdin = Readable & { isTTY?: boolean };
 
 /**
  * The CLI payload, else stdin's, else null (file mode). Malformed input is a transport error.
@@ -38,14 +37,6 @@ export async function readRequest(args: readonly string[], openStdin: () => Stdi
 /** The first remaining argument is the payload only if it starts with `{` after leading whitespace. */
 export function isCliPayload(first: string | undefined): first is string {
   return first !== undefined && first.trimStart().startsWith('{');
-}
-
-/** All of stdin: the bytes a launcher replayed, else the whole stream; null when stdin is a terminal. */
-export async function readStdin(openStdin: () => Stdin): Promise<Buffer | null> {
-  const replayed = takeReplayedStdin();
-  if (replayed !== undefined) return replayed;
-  const stdin = openStdin();
-  return stdin.isTTY ? null : readAll(stdin);
 }
 
 /** input.json from the working directory: missing, unreadable or malformed is a transport error. */
@@ -178,12 +169,6 @@ function decodeUtf8(bytes: Uint8Array, where: string): string {
   } catch {
     throw new TwyltError('transport', { cause: new Fault('InvalidEncoding', `${where} is not valid UTF-8`) });
   }
-}
-
-async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks);
 }
 
 export function jsonKind(value: unknown): string {
