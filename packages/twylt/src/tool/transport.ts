@@ -115,8 +115,24 @@ function parseJson(text: string, where: string): unknown {
     const reason = text.startsWith('\uFEFF') ? 'it starts with a byte order mark (BOM)' : (error as Error).message;
     throw new TwyltError('transport', { cause: new Fault('InvalidJSON', `Malformed JSON on ${where}: ${reason}`) });
   }
-  checkReadable(value, where);
+  if (!readable(value, 1)) refuseUnreadable(value, where);
   return value;
+}
+
+/**
+ * The quick pass over a parsed value: false when something in it is nested deeper than
+ * MAX_JSON_DEPTH or is a number beyond double range. Allocates nothing; its recursion is
+ * bounded by that depth. JSON.parse gives plain objects, so for-in sees their own keys.
+ */
+function readable(value: unknown, depth: number): boolean {
+  if (typeof value !== 'object' || value === null) return typeof value !== 'number' || Number.isFinite(value);
+  if (depth > MAX_JSON_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!readable(value[i], depth + 1)) return false;
+  } else {
+    for (const key in value) if (!readable((value as JsonObject)[key], depth + 1)) return false;
+  }
+  return true;
 }
 
 interface Container {
@@ -129,9 +145,9 @@ interface Container {
 /**
  * JSON.parse accepts what the run cannot carry faithfully: nesting deep enough to overflow
  * any recursive validator or writer, and numbers beyond double range, read as Infinity.
- * Both are refused here, by a walk that keeps its own stack.
+ * Once `readable` has found one, this walk, which keeps its own stack, says where.
  */
-function checkReadable(root: unknown, where: string): void {
+function refuseUnreadable(root: unknown, where: string): void {
   if (typeof root !== 'object' || root === null) {
     if (typeof root === 'number' && !Number.isFinite(root)) throw outOfRange(where, []);
     return;
