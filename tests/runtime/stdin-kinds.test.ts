@@ -1,10 +1,10 @@
 /**
  * Every kind of file a tool's stdin can be: a regular file and /dev/null (read from fd 0
- * directly), a pipe or a socket that never closes (a SIGTERM must still end the run), and a
- * non-blocking pipe whose data arrives late.
+ * directly), a pipe (read without waiting, then the stream), a pipe or a socket that never
+ * closes (a SIGTERM must still end the run), and a non-blocking pipe whose data arrives late.
  */
 import { spawn, spawnSync, type StdioOptions } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -78,6 +78,33 @@ describe('stdin is a regular file', () => {
       expect(r, empty).toMatchObject({ code: 0, stdout: '', stderr: '' });
       expect(readFileSync(join(dir, 'output.json'), 'utf8')).toBe('{\n  "text": "input.json"\n}');
     }
+  });
+});
+
+describe('stdin is a pipe', () => {
+  it('from a shell pipeline, small and large (3 MB, more than a pipe holds), arrives unchanged', async () => {
+    for (const text of ['through a pipe', 'abcdefghij'.repeat(300_000) + 'é']) {
+      const file = join(freshDir(), 'stdin.json');
+      writeFileSync(file, JSON.stringify({ text }));
+      const quoted = echo.map((arg) => `'${arg}'`).join(' ');
+      const r = await start(['sh', '-c', `cat '${file}' | exec ${quoted}`], 'ignore').done;
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toEqual({ text });
+    }
+  });
+  it('data written late, in pieces, then EOF: read whole', async () => {
+    const fifo = join(freshDir(), 'fifo');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK); // does not wait for a writer
+    const writer = openSync(fifo, 'w');
+    const { done } = start(echo, reader);
+    closeSync(reader);
+    await sleep(700);
+    writeSync(writer, '{"text": ');
+    await sleep(300);
+    writeSync(writer, '"late"}');
+    closeSync(writer);
+    expect(await done).toMatchObject({ code: 0, stderr: '', stdout: '{\n  "text": "late"\n}\n' });
   });
 });
 

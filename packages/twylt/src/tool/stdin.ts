@@ -2,7 +2,7 @@
  * Reading all of this process's stdin, once: shared by the run loop (transport.ts), a
  * launcher (bootstrap/) and a built file's entry, which hands what it read to the run.
  */
-import { fstatSync, read, statSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, read, statSync, type Stats } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { takeReplayedStdin } from './hooks.js';
 
@@ -30,25 +30,29 @@ export async function readStdin(openStdin: () => Stdin): Promise<Buffer | null> 
 const CHUNK = 64 * 1024;
 
 /**
- * fd 0 read without process.stdin, whose stream set-up costs every call a few ms, when it
- * is a regular file or /dev/null. Pipes, sockets and terminals are left to the stream: a
- * read waiting in the thread pool would keep process.exit, and so a SIGTERM, from ever
- * ending the process. `whole` is false when the stream must go on after `chunks`
- * (any error, EAGAIN included, and any other kind of file).
+ * Stdin read without process.stdin, whose stream set-up costs every call a few ms: a regular
+ * file or /dev/null from fd 0, a pipe on Linux through a non-blocking descriptor of its own.
+ * Nothing here ever waits on a writer: a read blocked in the thread pool would keep
+ * process.exit, and so a SIGTERM, from ending the process. `whole` is false when the stream
+ * must go on after `chunks`: a pipe with nothing to read yet (EAGAIN), any error, a socket,
+ * a terminal.
  */
 async function readFd0(): Promise<{ chunks: Buffer[]; whole: boolean }> {
   const chunks: Buffer[] = [];
+  let fd: number;
   let stat: Stats;
   try {
     stat = fstatSync(0);
-    if (!stat.isFile() && !isDevNull(stat)) return { chunks, whole: false };
+    fd = stat.isFile() || isDevNull(stat) ? 0 : stat.isFIFO() ? openPipe() : -1;
   } catch {
     return { chunks, whole: false };
   }
+  if (fd === -1) return { chunks, whole: false };
   // A file's size is known: one chunk holds it and one read fills it (+1 to meet EOF there).
   let chunk = Buffer.allocUnsafe(stat.isFile() ? stat.size + 1 : CHUNK);
   let filled = 0;
   let total = 0;
+  let whole = true;
   try {
     for (;;) {
       if (filled === chunk.length) {
@@ -58,25 +62,35 @@ async function readFd0(): Promise<{ chunks: Buffer[]; whole: boolean }> {
         chunk = Buffer.allocUnsafe(Math.max(total, CHUNK));
         filled = 0;
       }
-      const n = await readInto(chunk, filled);
+      const n = await readInto(fd, chunk, filled);
       if (n === 0) break;
       filled += n;
     }
   } catch {
-    chunks.push(chunk.subarray(0, filled));
-    return { chunks, whole: false };
+    whole = false;
+  } finally {
+    if (fd !== 0) closeSync(fd);
   }
   chunks.push(chunk.subarray(0, filled));
-  return { chunks, whole: true };
+  return { chunks, whole };
+}
+
+/**
+ * A descriptor of its own on the pipe at fd 0, non-blocking, so that O_NONBLOCK does not
+ * change fd 0 for anyone sharing it. Linux only (/proc); elsewhere the stream reads pipes.
+ */
+function openPipe(): number {
+  if (process.platform !== 'linux') return -1;
+  return openSync('/proc/self/fd/0', constants.O_RDONLY | constants.O_NONBLOCK);
 }
 
 function isDevNull(stat: Stats): boolean {
   return stat.isCharacterDevice() && stat.rdev === statSync('/dev/null').rdev;
 }
 
-function readInto(buffer: Buffer, offset: number): Promise<number> {
+function readInto(fd: number, buffer: Buffer, offset: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    read(0, buffer, offset, buffer.length - offset, null, (error, n) => (error ? reject(error) : resolve(n)));
+    read(fd, buffer, offset, buffer.length - offset, null, (error, n) => (error ? reject(error) : resolve(n)));
   });
 }
 
