@@ -2,7 +2,8 @@
  * The launcher (`runToolFile` from twylt/bootstrap) as a real process: PROTOCOL.md section 6.
  * Build first: `npm run build -w twylt` (the launchers import the built package).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -155,6 +156,13 @@ describe('with the dependency installed, the launcher answers as the tool itself
     const launcher = [process.execPath, join(js.dir, 'launcher.mjs')];
     const viaStdin = await run(launcher, { input: '  {"text": "héllo"}\n', cwd: js.dir });
     expect(viaStdin).toMatchObject({ code: 0, stderr: '', stdout: '{\n  "text": "HÉLLO!"\n}\n' });
+    // Stdin a regular file: the launcher reads fd 0 itself and hands the bytes over.
+    writeFileSync(join(js.dir, 'stdin.json'), '{"text": "file on stdin"}');
+    const fd = openSync(join(js.dir, 'stdin.json'), 'r');
+    const viaFile = spawnSync(launcher[0]!, launcher.slice(1), { cwd: js.dir, stdio: [fd, 'pipe', 'pipe'], encoding: 'utf8' });
+    closeSync(fd);
+    rmSync(join(js.dir, 'stdin.json'));
+    expect(viaFile).toMatchObject({ status: 0, stderr: '', stdout: '{\n  "text": "FILE ON STDIN!"\n}\n' });
     // A null describe is dropped before validation, as in the tool.
     const viaCli = await run([...launcher, '{"text": "a", "describe": null}'], { cwd: js.dir });
     expect(viaCli).toMatchObject({ code: 0, stdout: '{\n  "text": "A!"\n}\n' });
@@ -255,12 +263,12 @@ describe('twylt installed, zod and every other dependency absent', () => {
     const ours = loaded.filter((url) => url.includes('/node_modules/twylt/dist/'));
     expect(ours.some((url) => url.endsWith('/dist/bootstrap/index.js'))).toBe(true); // the trace works
     expect(loaded.some((url) => url.includes('/@babel/parser/'))).toBe(true);
-    // Bootstrap, the protocol constants and the two pure run-loop modules it shares; no runtime, no schemas.
+    // Bootstrap, the protocol constants and the run-loop modules it shares (options, hand-offs, stdin); no runtime, no schemas.
     const modules = loadedSourceModules(ours);
     expect(modules).toContain('bootstrap/run-tool-file.ts'); // the bundle's module markers are read
     const dirs = new Set(modules.map((path) => path.replace(/\/.*/, '')));
     expect([...dirs].sort()).toEqual(['bootstrap', 'protocol', 'tool']);
-    expect(modules.filter((path) => path.startsWith('tool/'))).toEqual(['tool/hooks.ts', 'tool/options.ts']);
+    expect(modules.filter((path) => path.startsWith('tool/'))).toEqual(['tool/hooks.ts', 'tool/options.ts', 'tool/stdin.ts']);
     expect(loaded.filter((url) => url.includes('zod') || url.endsWith('/tool.mjs'))).toEqual([]);
   });
 

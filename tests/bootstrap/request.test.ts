@@ -5,11 +5,11 @@ import { readRequest, type StdinSource } from '../../packages/twylt/src/bootstra
 /** A stdin that counts its reads. */
 function stdin(text: string | Buffer | null): StdinSource & { reads: number } {
   const source = {
-    isTTY: text === null,
     reads: 0,
-    async readAll() {
+    async read() {
+      if (text === null) return null; // a terminal: never read
       source.reads++;
-      return Buffer.from(text ?? '');
+      return Buffer.from(text);
     },
   };
   return source;

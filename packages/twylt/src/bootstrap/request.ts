@@ -11,8 +11,8 @@ import { scanOptions, serviceOption } from '../tool/options.js';
 type Env = NodeJS.ProcessEnv;
 
 export interface StdinSource {
-  isTTY?: boolean;
-  readAll(): Promise<Buffer>;
+  /** All of stdin; null when it is a terminal (never read). */
+  read(): Promise<Buffer | null>;
 }
 
 export interface Request {
@@ -37,11 +37,14 @@ export async function readRequest(argv: readonly string[], env: Env, stdin: Stdi
   let payload: string | undefined;
   if (first !== undefined && first.trimStart().startsWith('{')) {
     payload = first;
-  } else if (!stdin.isTTY) {
-    request.stdin = await stdin.readAll();
-    const text = decodeUtf8(request.stdin);
-    if (text === undefined) return request;
-    if (text.trim() !== '') payload = text;
+  } else {
+    const bytes = await stdin.read();
+    if (bytes !== null) {
+      request.stdin = bytes;
+      const text = decodeUtf8(bytes);
+      if (text === undefined) return request;
+      if (text.trim() !== '') payload = text;
+    }
   }
   request.mode = describeMode(payload, env);
   return request;

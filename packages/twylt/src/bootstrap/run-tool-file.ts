@@ -9,10 +9,10 @@
  */
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
-import type { Readable } from 'node:stream';
 import { Fault, TwyltError } from '../protocol/errors.js';
 import { formatJson, renderErrorHuman, renderErrorJson } from '../protocol/render.js';
 import { replayStdin } from '../tool/hooks.js';
+import { processStdin, readStdin } from '../tool/stdin.js';
 import { defaultRequirements, markToolEntryFile } from './default-requirements.js';
 import { readToolMetadata, type StaticMetadata } from './extract.js';
 import { readRequest, type Request } from './request.js';
@@ -26,10 +26,7 @@ import { staticJsonSpec, staticRequirements } from './static-spec.js';
  */
 export async function runToolFile(file: string | URL): Promise<void> {
   const toolFile = toPath(file);
-  const request = await readRequest(process.argv.slice(2), process.env, {
-    isTTY: process.stdin.isTTY,
-    readAll: () => readAll(process.stdin),
-  });
+  const request = await readRequest(process.argv.slice(2), process.env, { read: () => readStdin(processStdin) });
   markToolEntryFile(toolFile);
   if (request.stdin) replayStdin(request.stdin);
 
@@ -108,10 +105,4 @@ function print(value: unknown): void {
 function toPath(file: string | URL): string {
   if (file instanceof URL || file.startsWith('file:')) return fileURLToPath(file);
   return resolve(file);
-}
-
-async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks);
 }

@@ -8,7 +8,7 @@ import { describeRequest, describeSpecText } from '../tool/describe.js';
 import { embedSpec, handOverRequest, replayStdin, type JsonSpec } from '../tool/hooks.js';
 import { scanOptions, serviceOption } from '../tool/options.js';
 import { guardProcess } from '../tool/tool.js';
-import { isCliPayload, readRequest, readStdin } from '../tool/transport.js';
+import { isCliPayload, processStdin, readRequest, readStdin } from '../tool/transport.js';
 
 /** `spec` is undefined only while the builder itself asks the tool for its json_spec. */
 export async function runBuilt(spec: JsonSpec | undefined, loadTool: () => Promise<unknown>): Promise<void> {
@@ -31,13 +31,13 @@ export async function runBuilt(spec: JsonSpec | undefined, loadTool: () => Promi
 async function describeFromSpec(spec: JsonSpec): Promise<string | undefined> {
   const options = scanOptions(process.argv.slice(2), process.env);
   if (options.invalidErrorFormat !== undefined || serviceOption(options.rest[0])) return undefined;
-  const bytes = isCliPayload(options.rest[0]) ? null : await readStdin(() => process.stdin);
+  const bytes = isCliPayload(options.rest[0]) ? null : await readStdin(processStdin);
   const replay = () => {
     if (bytes !== null) replayStdin(bytes);
   };
   replay();
   try {
-    const request = await readRequest(options.rest, () => process.stdin);
+    const request = await readRequest(options.rest, processStdin);
     const mode = describeRequest(request, process.env);
     if (mode) return describeSpecText(spec, mode);
     if (request) handOverRequest(request);

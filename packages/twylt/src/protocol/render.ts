@@ -1,4 +1,5 @@
 /** Text forms of results and errors (PROTOCOL.md sections 2 and 4). Pure: no I/O. */
+import { MAX_JSON_DEPTH } from './constants.js';
 import type { ErrorObject } from './errors.js';
 
 /** Success, describe and error bodies: JSON indented by 2, non-ASCII written as is. */
@@ -12,9 +13,51 @@ export function formatJson(value: unknown): string {
  * and undefined in arrays (null), or nothing at all. An undefined property is an absent one.
  */
 export function formatResult(value: unknown): string {
-  const text = JSON.stringify(value, strictJson, 2) as string | undefined;
+  // Without a replacer JSON.stringify takes its fast path: several times quicker on large results.
+  const text = (plainJson(value) ? JSON.stringify(value, null, 2) : JSON.stringify(value, strictJson, 2)) as string | undefined;
   if (text === undefined) throw new TypeError('the result is not a JSON value');
   return text;
+}
+
+/**
+ * True when `value` is plain JSON, which JSON.stringify writes as is: plain objects and dense
+ * arrays without toJSON, strings, finite numbers, booleans, null, at most MAX_JSON_DEPTH deep
+ * (cycles included). Anything else, or a getter or proxy that throws, is left to `strictJson`.
+ */
+function plainJson(value: unknown): boolean {
+  try {
+    return plain(value, 1);
+  } catch {
+    return false;
+  }
+}
+
+function plain(value: unknown, depth: number): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value);
+    case 'object':
+      break;
+    default:
+      return false;
+  }
+  if (value === null) return true;
+  if (depth > MAX_JSON_DEPTH || typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!plain(value[i], depth + 1)) return false;
+    return true;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const key in value) {
+    const item = (value as Record<string, unknown>)[key];
+    // An undefined property is an absent one, to both ways of writing.
+    if (item !== undefined && !plain(item, depth + 1)) return false;
+  }
+  return true;
 }
 
 function strictJson(this: unknown, key: string, value: unknown): unknown {

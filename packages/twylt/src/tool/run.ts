@@ -13,7 +13,7 @@ import { callBiz } from './biz.js';
 import type { ToolDefinition } from './definition.js';
 import { describeRequest, describeText } from './describe.js';
 import { scanOptions, serviceOption, type ScannedOptions } from './options.js';
-import { readInputFile, readRequest, removeOutputFile, writeOutputFile, type JsonObject, type Stdin } from './transport.js';
+import { processStdin, readInputFile, readRequest, removeOutputFile, writeOutputFile, type JsonObject, type Stdin } from './transport.js';
 
 export interface RunIo {
   /** The tool's own arguments (without node and the script). */
@@ -25,8 +25,11 @@ export interface RunIo {
   stderr: Writable;
 }
 
+/** The I/O objects made by processIo: their stdin is this process's own fd 0. */
+const ownIo = new WeakSet<RunIo>();
+
 export function processIo(): RunIo {
-  return {
+  const io: RunIo = {
     argv: process.argv.slice(2),
     env: process.env,
     cwd: process.cwd(),
@@ -37,6 +40,8 @@ export function processIo(): RunIo {
     stdout: process.stdout,
     stderr: process.stderr,
   };
+  ownIo.add(io);
+  return io;
 }
 
 /** Runs the protocol once and resolves to the exit code; never rejects. */
@@ -58,7 +63,7 @@ export async function runTool(tool: ToolDefinition, io: RunIo): Promise<number> 
       return EXIT.ok;
     }
 
-    const request = await readRequest(options.rest, () => io.stdin);
+    const request = await readRequest(options.rest, ownIo.has(io) ? processStdin : () => io.stdin);
     const mode = describeRequest(request, io.env);
     if (mode) {
       await write(io.stdout, await describeText(tool, mode));

@@ -5,11 +5,13 @@
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
 import { FILE_INPUT, FILE_OUTPUT, MAX_JSON_DEPTH } from '../protocol/constants.js';
 import { Fault, TwyltError } from '../protocol/errors.js';
 import { formatPath, type PathSegment } from '../protocol/issues.js';
-import { takeHandedRequest, takeReplayedStdin } from './hooks.js';
+import { takeHandedRequest } from './hooks.js';
+import { readStdin, type Stdin } from './stdin.js';
+
+export { processStdin, readStdin, type Stdin } from './stdin.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -18,8 +20,6 @@ export interface Request {
   source: 'cli' | 'stdin';
   payload: JsonObject;
 }
-
-export type Stdin = Readable & { isTTY?: boolean };
 
 /**
  * The CLI payload, else stdin's, else null (file mode). Malformed input is a transport error.
@@ -40,14 +40,6 @@ export async function readRequest(args: readonly string[], openStdin: () => Stdi
 /** The first remaining argument is the payload only if it starts with `{` after leading whitespace. */
 export function isCliPayload(first: string | undefined): first is string {
   return first !== undefined && first.trimStart().startsWith('{');
-}
-
-/** All of stdin: the bytes a launcher replayed, else the whole stream; null when stdin is a terminal. */
-export async function readStdin(openStdin: () => Stdin): Promise<Buffer | null> {
-  const replayed = takeReplayedStdin();
-  if (replayed !== undefined) return replayed;
-  const stdin = openStdin();
-  return stdin.isTTY ? null : readAll(stdin);
 }
 
 /** input.json from the working directory: missing, unreadable or malformed is a transport error. */
@@ -126,8 +118,24 @@ function parseJson(text: string, where: string): unknown {
     const reason = text.startsWith('\uFEFF') ? 'it starts with a byte order mark (BOM)' : (error as Error).message;
     throw new TwyltError('transport', { cause: new Fault('InvalidJSON', `Malformed JSON on ${where}: ${reason}`) });
   }
-  checkReadable(value, where);
+  if (!readable(value, 1)) refuseUnreadable(value, where);
   return value;
+}
+
+/**
+ * The quick pass over a parsed value: false when something in it is nested deeper than
+ * MAX_JSON_DEPTH or is a number beyond double range. Allocates nothing; its recursion is
+ * bounded by that depth. JSON.parse gives plain objects, so for-in sees their own keys.
+ */
+function readable(value: unknown, depth: number): boolean {
+  if (typeof value !== 'object' || value === null) return typeof value !== 'number' || Number.isFinite(value);
+  if (depth > MAX_JSON_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!readable(value[i], depth + 1)) return false;
+  } else {
+    for (const key in value) if (!readable((value as JsonObject)[key], depth + 1)) return false;
+  }
+  return true;
 }
 
 interface Container {
@@ -140,9 +148,9 @@ interface Container {
 /**
  * JSON.parse accepts what the run cannot carry faithfully: nesting deep enough to overflow
  * any recursive validator or writer, and numbers beyond double range, read as Infinity.
- * Both are refused here, by a walk that keeps its own stack.
+ * Once `readable` has found one, this walk, which keeps its own stack, says where.
  */
-function checkReadable(root: unknown, where: string): void {
+function refuseUnreadable(root: unknown, where: string): void {
   if (typeof root !== 'object' || root === null) {
     if (typeof root === 'number' && !Number.isFinite(root)) throw outOfRange(where, []);
     return;
@@ -180,12 +188,6 @@ function decodeUtf8(bytes: Uint8Array, where: string): string {
   } catch {
     throw new TwyltError('transport', { cause: new Fault('InvalidEncoding', `${where} is not valid UTF-8`) });
   }
-}
-
-async function readAll(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  return Buffer.concat(chunks);
 }
 
 export function jsonKind(value: unknown): string {
