@@ -122,18 +122,24 @@ async function toolBundle(entry: string, minify: boolean, bundle: Bundle): Promi
 
 const BUILTIN = new RegExp(`^(node:.+|${builtinModules.map((name) => name.replace(/[/]/g, '\\/')).join('|')})$`);
 const NAMESPACE = 'twylt-builtin';
+/** What `process.moduleLoadList` shows of Node's public modules in a bare Node 20 process. */
+const PRELOADED = new Set(['async_hooks', 'buffer', 'events', 'fs', 'module', 'path', 'querystring', 'timers', 'url', 'util']);
 
 /**
  * In an ES module bundle, Node's own modules load when the code that uses them first runs,
  * as in the unbuilt tool: an ES import of a builtin would be hoisted to the top of the single
  * file and load at start-up even for code that never runs (node:crypto alone costs several
  * ms). A CommonJS bundle needs no help: esbuild leaves each `require` where the import was.
+ * The modules Node has loaded before any user code are imported as they are: the CommonJS
+ * stand-in would only add a copy of their exports at start-up.
  */
 const lazyBuiltins: Plugin = {
   name: 'twylt-lazy-builtins',
   setup(build) {
     build.onResolve({ filter: BUILTIN }, (args) =>
-      args.namespace === NAMESPACE ? { path: args.path, external: true } : { path: args.path, namespace: NAMESPACE },
+      args.namespace === NAMESPACE || PRELOADED.has(args.path.replace(/^node:/, ''))
+        ? { path: args.path, external: true }
+        : { path: args.path, namespace: NAMESPACE },
     );
     // A CommonJS stand-in: esbuild then reads its properties where they are used.
     build.onLoad({ filter: /.*/, namespace: NAMESPACE }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
