@@ -46,14 +46,23 @@ async function buildSingle(name) {
   return { file: outfile };
 }
 
+/** The zod floor bundled and minified as a built file is: the floor of a built Zod tool. */
+async function bundleZodFloor() {
+  const { build } = await import('esbuild');
+  const outfile = join(TMP, 'zod-parse.bundled.mjs');
+  await build({ entryPoints: [join(ROOT, 'bench/floors/zod-parse.mjs')], outfile, bundle: true, minify: true, format: 'esm', platform: 'node', target: 'node20', logLevel: 'warning' });
+  return outfile;
+}
+
 export async function prepare({ payloads }) {
   rmSync(TMP, { recursive: true, force: true });
   mkdirSync(TMP, { recursive: true });
   const small = inputDir('small', SMALL_INPUT);
   const built = { echo: await buildSingle('echo'), echo_json_schema: await buildSingle('echo_json_schema') };
+  const zodBundled = await bundleZodFloor();
   const large = {};
   if (payloads) {
     for (const [id, payload] of Object.entries(PAYLOADS)) large[id] = inputDir(`payload-${id}`, payload.make());
   }
-  return { small, built, large };
+  return { small, built, large, zodBundled };
 }
