@@ -20,10 +20,7 @@ export function replayStdin(bytes: Buffer): void {
 }
 
 export function takeReplayedStdin(): Buffer | undefined {
-  const slots = globalThis as Slots;
-  const bytes = slots[STDIN_KEY];
-  delete slots[STDIN_KEY];
-  return bytes;
+  return takeOnce(STDIN_KEY);
 }
 
 /**
@@ -35,10 +32,15 @@ export function handOverRequest(request: Request): void {
 }
 
 export function takeHandedRequest(): Request | undefined {
+  return takeOnce(REQUEST_KEY);
+}
+
+/** A hand-over is read once: a second run in the same process starts from its own input. */
+function takeOnce<K extends keyof Slots>(key: K): Slots[K] {
   const slots = globalThis as Slots;
-  const request = slots[REQUEST_KEY];
-  delete slots[REQUEST_KEY];
-  return request;
+  const value = slots[key];
+  delete slots[key];
+  return value;
 }
 
 /** A built single file (`twylt build`) carries the json_spec computed at build time. */
