@@ -27,3 +27,8 @@ export const fixtures = fileURLToPath(new URL('../fixtures/python/', import.meta
 export function pythonTool(variant?: string): string[] {
   return [python ?? 'python3', variant ? `${fixtures}broken/${variant}.py` : `${fixtures}echo_tool.py`];
 }
+
+/** argv of the Python tool that prints numbers as Python writes them (integers beyond 2^53, 1e-07, 1.0). */
+export function pythonNumbersTool(): string[] {
+  return [python ?? 'python3', `${fixtures}numbers_tool.py`];
+}

@@ -5,6 +5,7 @@
  *   twylt-mcp [--config FILE]... [--timeout MS] [--max-output-bytes N] [-- CMD [ARG...]]...
  */
 import { parseArgs } from 'node:util';
+import { splitArgv } from 'twylt/toolset';
 
 export interface CliPlan {
   help: boolean;
@@ -26,8 +27,6 @@ export class UsageError extends Error {
   }
 }
 
-export const SEPARATOR = '--';
-
 export const USAGE = `Usage: twylt-mcp [options] -- COMMAND [ARG...] [-- COMMAND [ARG...]]...
        twylt-mcp --config tools.json [options] [-- COMMAND [ARG...]]...
 
@@ -37,7 +36,8 @@ served together; two tools must not share a name.
 
 Options:
   --config FILE            tools from a JSON file: {"tools": [{"command": [...], "cwd"?,
-                           "env"?, "timeoutMs"?, "maxOutputBytes"?, "name"?}]}; repeatable
+                           "env"?, "timeoutMs"?, "maxOutputBytes"?, "name"?,
+                           "transport"?}]}; repeatable
   --timeout MS             default time-out of each call and of the start-up describe
                            (default 30000)
   --max-output-bytes N     default limit of a tool's stdout and of its stderr
@@ -50,12 +50,12 @@ Example:
 `;
 
 export function parseCli(argv: readonly string[]): CliPlan {
-  const cut = argv.indexOf(SEPARATOR);
-  const head = cut === -1 ? argv : argv.slice(0, cut);
+  let split;
   let values;
   try {
+    split = splitArgv(argv);
     ({ values } = parseArgs({
-      args: [...head],
+      args: split.options,
       strict: true,
       allowPositionals: false,
       options: {
@@ -75,7 +75,7 @@ export function parseCli(argv: readonly string[]): CliPlan {
     help: values.help ?? false,
     version: values.version ?? false,
     configs: values.config ?? [],
-    commands: cut === -1 ? [] : splitCommands(argv.slice(cut + 1)),
+    commands: split.commands,
     timeoutMs: positiveInteger('--timeout', values.timeout),
     maxOutputBytes: positiveInteger('--max-output-bytes', values['max-output-bytes']),
   };
@@ -83,18 +83,6 @@ export function parseCli(argv: readonly string[]): CliPlan {
     throw new UsageError('no tools given: put "-- COMMAND..." after the options, or use --config FILE');
   }
   return plan;
-}
-
-/** `a b -- c d` → [[a, b], [c, d]]; an empty command is a mistake, not a tool. */
-function splitCommands(rest: readonly string[]): string[][] {
-  const commands: string[][] = [[]];
-  for (const arg of rest) {
-    if (arg === SEPARATOR) commands.push([]);
-    else commands.at(-1)!.push(arg);
-  }
-  const empty = commands.findIndex((command) => command.length === 0);
-  if (empty !== -1) throw new UsageError(`tool ${empty + 1}: nothing follows "--"; give a command such as "-- python3 tool.py"`);
-  return commands;
 }
 
 function positiveInteger(option: string, text: string | undefined): number | undefined {

@@ -25,14 +25,13 @@ async function main(argv: readonly string[]): Promise<void> {
   }
 
   // Loaded only now: help and usage errors need neither the MCP SDK nor Zod.
-  const [{ ConfigError, readConfig }, { serveStdio }, { StartupError }] = await Promise.all([
-    import('./config.js'),
+  const [{ ConfigError, collectEntries }, { serveStdio }, { StartupError }] = await Promise.all([
+    import('twylt/toolset'),
     import('./stdio.js'),
     import('./tools.js'),
   ]);
   try {
-    const fromFiles = await Promise.all(plan.configs.map((file) => readConfig(file)));
-    const configs = [...fromFiles.flat(), ...plan.commands.map((command) => ({ command }))];
+    const configs = await collectEntries(plan.configs, plan.commands);
     const server = await serveStdio(configs, { timeoutMs: plan.timeoutMs, maxOutputBytes: plan.maxOutputBytes });
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       process.once(signal, () => {

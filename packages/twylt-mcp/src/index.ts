@@ -6,8 +6,18 @@
  * Or step by step: `describeTools` (start-up checks), `createServer` (an SDK Server to
  * connect to any transport).
  */
-export { ConfigError, parseConfig, readConfig, type ToolConfig } from './config.js';
-export { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, createRunner, type RunnerDefaults, type ToolRunner } from './runner.js';
+export {
+  ConfigError,
+  DEFAULT_MAX_OUTPUT_BYTES,
+  DEFAULT_TIMEOUT_MS,
+  createRunner,
+  parseConfig,
+  readConfig,
+  type RunnerDefaults,
+  type ToolEntry,
+  type ToolEntry as ToolConfig,
+  type ToolRunner,
+} from 'twylt/toolset';
 export { StartupError, describeTools, toMcpTool, type BridgeTool, type DescribeOptions, type McpView } from './tools.js';
 export { createServer, type ServerOptions } from './server.js';
 export { serveStdio } from './stdio.js';

@@ -8,7 +8,11 @@ import { SchemaMismatchError, ToolError, TwyltClientError } from 'twylt/client';
 /** How much of a failing tool's stderr a result quotes. */
 const STDERR_EXCERPT_CHARS = 2000;
 
-/** The output as structuredContent, and the same JSON as a text block for older clients. */
+/**
+ * The output as structuredContent, and the same JSON as a text block for older clients.
+ * Parse it with `text` fidelity: a JsonNumber is written back as the tool's own digits by
+ * whatever serialises the message, so both carry the tool's numbers unchanged.
+ */
 export function successResult(output: unknown): CallToolResult {
   const result: CallToolResult = { content: [{ type: 'text', text: JSON.stringify(output) }] };
   // MCP's structuredContent is an object; other JSON values travel as text only.

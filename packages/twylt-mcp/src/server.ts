@@ -40,7 +40,8 @@ export function createServer(tools: readonly BridgeTool[], options: ServerOption
       return failureResult(name, new Error(`arguments must not contain "${DESCRIBE_KEY}": TWYLT reserves it for describe requests`));
     }
     try {
-      return successResult(await tool.runner.call(args, extra.signal));
+      const { output } = await tool.runner.call(args, { signal: extra.signal, numbers: 'text' });
+      return successResult(output);
     } catch (error) {
       // A cancelled request gets no answer (the SDK drops it); there is nothing to report.
       if (!(error instanceof AbortError)) log(`call of "${name}" failed: ${(error as Error).message}`);

@@ -1,7 +1,7 @@
 /** Serve a set of tools over stdio: the transport MCP clients use to start local servers. */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { ToolConfig } from './config.js';
+import type { ToolEntry } from 'twylt/toolset';
 import { stderrLog } from './log.js';
 import { createServer } from './server.js';
 import { describeTools, type DescribeOptions } from './tools.js';
@@ -10,7 +10,7 @@ import { describeTools, type DescribeOptions } from './tools.js';
  * Describe every tool (rejecting with a StartupError when one cannot be served), then
  * answer MCP requests on stdin/stdout until the client goes away.
  */
-export async function serveStdio(configs: readonly ToolConfig[], options: DescribeOptions = {}): Promise<Server> {
+export async function serveStdio(configs: readonly ToolEntry[], options: DescribeOptions = {}): Promise<Server> {
   const log = options.log ?? stderrLog;
   const tools = await describeTools(configs, { ...options, log });
   const server = createServer(tools, { log });

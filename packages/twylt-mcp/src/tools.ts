@@ -1,14 +1,13 @@
 /**
- * Start-up: describe every configured tool and turn its spec into an MCP tool definition.
- * Any tool that cannot be served stops the start, with a message naming it: a bridge that
- * silently drops a tool would leave its users guessing.
+ * Start-up: describe every configured tool (twylt/toolset) and turn its spec into an MCP
+ * tool definition. Any tool that cannot be served stops the start, with a message naming
+ * it: a bridge that silently drops a tool would leave its users guessing.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { validateToolName } from '@modelcontextprotocol/sdk/shared/toolNameValidation.js';
 import type { ToolSpec } from 'twylt/client';
-import type { ToolConfig } from './config.js';
+import { ToolsetError, describeToolset, showCommand, type RunnerDefaults, type ToolEntry, type ToolRunner } from 'twylt/toolset';
 import type { Log } from './log.js';
-import { createRunner, type RunnerDefaults, type ToolRunner } from './runner.js';
 
 /** One served tool: its MCP definition and the means to run it. */
 export interface BridgeTool {
@@ -17,7 +16,7 @@ export interface BridgeTool {
   runner: ToolRunner;
 }
 
-/** The bridge cannot start; the message names every tool at fault. */
+/** The bridge cannot start; the message names every tool at fault, one per line. */
 export class StartupError extends Error {
   constructor(message: string) {
     super(message);
@@ -31,41 +30,29 @@ export interface DescribeOptions extends RunnerDefaults {
 }
 
 /** Describe all tools at once; fail with every problem found, not just the first. */
-export async function describeTools(configs: readonly ToolConfig[], options: DescribeOptions = {}): Promise<BridgeTool[]> {
-  if (configs.length === 0) throw new StartupError('no tools to serve: give a command after "--" or a --config file');
+export async function describeTools(entries: readonly ToolEntry[], options: DescribeOptions = {}): Promise<BridgeTool[]> {
+  if (entries.length === 0) throw new StartupError('no tools to serve: give a command after "--" or a --config file');
   const log = options.log ?? (() => {});
-  const settled = await Promise.allSettled(configs.map((config) => describeOne(config, options, log)));
-  const problems = settled.flatMap((outcome) => (outcome.status === 'rejected' ? [(outcome.reason as Error).message] : []));
-  const tools = settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
-  problems.push(...duplicateNames(tools));
+  let described;
+  try {
+    described = await describeToolset(entries, options);
+  } catch (error) {
+    if (error instanceof ToolsetError) throw new StartupError(error.message);
+    throw error;
+  }
+  const problems: string[] = [];
+  const tools: BridgeTool[] = [];
+  for (const { name, spec, runner } of described) {
+    try {
+      const mcp = toMcpTool(name, spec);
+      for (const warning of [...mcp.warnings, ...validateToolName(name).warnings]) log(`"${name}": ${warning}`);
+      tools.push({ definition: mcp.tool, runner });
+    } catch (error) {
+      problems.push(`cannot serve "${name}" (${showCommand(runner.entry.command)}): ${(error as Error).message}`);
+    }
+  }
   if (problems.length > 0) throw new StartupError(problems.join('\n'));
   return tools;
-}
-
-async function describeOne(config: ToolConfig, defaults: RunnerDefaults, log: Log): Promise<BridgeTool> {
-  const runner = createRunner(config, defaults);
-  const label = `tool (${showCommand(config.command)})`;
-  let spec: ToolSpec;
-  try {
-    spec = await runner.spec();
-  } catch (error) {
-    throw new StartupError(`cannot describe ${label}: ${(error as Error).message}`);
-  }
-  if (!isRecord(spec) || !isRecord(spec.inputSchema) || !isRecord(spec.outputSchema)) {
-    throw new StartupError(`cannot serve ${label}: its json_spec lacks an inputSchema or outputSchema object`);
-  }
-  const name = config.name ?? spec.name;
-  if (typeof name !== 'string' || name === '') {
-    throw new StartupError(`cannot serve ${label}: it publishes no name; give it one with "name" in a config file`);
-  }
-  let mcp: McpView;
-  try {
-    mcp = toMcpTool(name, spec);
-  } catch (error) {
-    throw new StartupError(`cannot serve "${name}" (${showCommand(config.command)}): ${(error as Error).message}`);
-  }
-  for (const warning of [...mcp.warnings, ...validateToolName(name).warnings]) log(`"${name}": ${warning}`);
-  return { definition: mcp.tool, runner };
 }
 
 export interface McpView {
@@ -95,25 +82,4 @@ export function toMcpTool(name: string, spec: ToolSpec): McpView {
   if (outputSchema.type === 'object') tool.outputSchema = outputSchema as Tool['outputSchema'];
   else warnings.push('its outputSchema is not an object schema, which MCP cannot carry; it is left out of tools/list');
   return { tool, warnings };
-}
-
-function duplicateNames(tools: readonly BridgeTool[]): string[] {
-  const byName = new Map<string, BridgeTool[]>();
-  for (const tool of tools) byName.set(tool.definition.name, [...(byName.get(tool.definition.name) ?? []), tool]);
-  return [...byName]
-    .filter(([, same]) => same.length > 1)
-    .map(
-      ([name, same]) =>
-        `${same.length} tools are named "${name}": ${same.map((tool) => showCommand(tool.runner.command)).join(' and ')}; ` +
-        'rename all but one with "name" in a config file',
-    );
-}
-
-/** argv as a reader would type it; only arguments that need it are quoted. */
-function showCommand(command: readonly string[]): string {
-  return command.map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : JSON.stringify(arg))).join(' ');
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -12,7 +12,7 @@ import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
-const PUBLIC = ['index', 'bootstrap/index', 'client/index', 'conformance/index', 'guardrails/index', 'protocol/index', 'cli/main'];
+const PUBLIC = ['index', 'bootstrap/index', 'client/index', 'conformance/index', 'guardrails/index', 'protocol/index', 'server/index', 'toolset/index', 'cli/main'];
 /** Loaded with `import()`: each must be a file of its own, evaluated only when asked for. */
 const LAZY = [
   'schema/zod', 'schema/standard', 'schema/json-validator',

@@ -9,8 +9,15 @@ import { join, resolve } from 'node:path';
 import { DESCRIBE_ENV, DESCRIBE_KEY, FILE_INPUT, FILE_OUTPUT, PROTOCOL_EXIT_CODES, type DescribeMode } from '../protocol/constants.js';
 import type { ErrorObject } from '../protocol/errors.js';
 import { InvalidOutputError, SchemaMismatchError, ToolCrashError, ToolError, UnexpectedExitError, type ProcessOutput } from './errors.js';
+import { hasJsonNumber, parseJson as parseJsonText, type NumberFidelity } from './json.js';
 import { runProcess, type ProcessResult, type RunOptions } from './process.js';
 import type { DescribeResult, ToolSpec, Transport } from './types.js';
+
+/**
+ * Above this many bytes an `auto` call sends its input on stdin: Linux caps one argument at
+ * 128 KiB, and other systems lower.
+ */
+export const MAX_ARGUMENT_BYTES = 100_000;
 
 /** Defaults for every call of one client. */
 export interface ClientOptions {
@@ -36,8 +43,17 @@ export interface InvokeOptions {
 }
 
 export interface CallOptions extends InvokeOptions {
-  /** How the input reaches the tool (default `cli`: the JSON as the last argument). */
-  transport?: Transport;
+  /**
+   * How the input reaches the tool. Default `auto`: `cli` (the JSON as the last argument),
+   * or `stdin` when the input is larger than MAX_ARGUMENT_BYTES.
+   */
+  transport?: Transport | 'auto';
+  /**
+   * How exactly `output` keeps the tool's numbers (see `parseJson`). `value` (default): a
+   * number is a JS number unless that would change its value (an integer beyond 2^53, say),
+   * then a JsonNumber. `text`: also where JSON.stringify would write it differently (`1.0`).
+   */
+  numbers?: NumberFidelity;
   /**
    * File transport only: the directory for input.json/output.json. Default: a fresh
    * temporary directory, removed afterwards. Calls naming the same directory run one
@@ -54,10 +70,18 @@ export interface CallOptions extends InvokeOptions {
 export interface DescribeOptions extends InvokeOptions {
   /** `json` (default): `{"describe": mode}` as the CLI payload. `env`: INPUT_DESCRIBE. */
   via?: 'json' | 'env';
+  /**
+   * Default: plain JS numbers, as schema validators need them. `value` or `text` keeps
+   * them exact (see CallOptions.numbers), for printing the answer again.
+   */
+  numbers?: NumberFidelity;
 }
 
 export interface CallResult<O = unknown> {
+  /** The tool's result, parsed (see `numbers`). */
   output: O;
+  /** The result exactly as the tool wrote it (stdout, or output.json). */
+  text: string;
   /** What the tool wrote to stderr on success (usually nothing). */
   stderr: string;
   durationMs: number;
@@ -83,7 +107,7 @@ export class TwyltClient {
     const result = await this.#run(args, { ...options, env });
     const output = this.#expectSuccess(result);
     if (mode === 'brief') return output.stdout.replace(/\n$/, '') as DescribeResult<M>;
-    return parseJson(this.command, output, 'stdout') as DescribeResult<M>;
+    return parseJson(this.command, output, 'stdout', options.numbers) as DescribeResult<M>;
   }
 
   /**
@@ -103,26 +127,32 @@ export class TwyltClient {
 
   /** Run the tool on `input`. Resolves with the parsed output on exit 0; throws a TwyltClientError otherwise. */
   async call<O = unknown>(input: Record<string, unknown>, options: CallOptions = {}): Promise<CallResult<O>> {
-    const transport = options.transport ?? 'cli';
     const check = typeof options.validate === 'object' ? options.validate : { input: options.validate, output: options.validate };
     const spec = check.input || check.output ? await this.spec(options) : undefined;
-    if (spec && check.input) await this.#validate('input', spec.inputSchema, input);
+    if (spec && check.input) await this.#validate('input', spec.inputSchema, hasJsonNumber(input) ? JSON.parse(JSON.stringify(input)) : input);
 
     const payload = JSON.stringify(input);
-    let output: unknown;
+    const transport = options.transport === undefined || options.transport === 'auto' ? (Buffer.byteLength(payload) > MAX_ARGUMENT_BYTES ? 'stdin' : 'cli') : options.transport;
     let result: ProcessResult;
+    let text: string;
     if (transport === 'file') {
-      ({ result, output } = await this.#callInFile(payload, options));
+      ({ result, text } = await this.#callInFile(payload, options));
     } else {
       result = await this.#run(transport === 'cli' ? [payload] : [], { ...options, stdin: transport === 'stdin' ? payload : undefined });
-      output = parseJson(this.command, this.#expectSuccess(result), 'stdout');
+      text = this.#expectSuccess(result).stdout;
     }
+    const source = transport === 'file' ? 'output.json' : 'stdout';
+    const output = parseJson(this.command, { stdout: text, stderr: result.stderr }, source, options.numbers ?? 'value');
 
-    if (spec && check.output) await this.#validate('output', spec.outputSchema, output, result);
-    return { output: output as O, stderr: result.stderr, durationMs: result.durationMs, transport };
+    if (spec && check.output) {
+      // A validator sees a JsonNumber as an object: check the nearest JS numbers instead.
+      const plain = hasJsonNumber(output) ? JSON.parse(text) : output;
+      await this.#validate('output', spec.outputSchema, plain, result);
+    }
+    return { output: output as O, text, stderr: result.stderr, durationMs: result.durationMs, transport };
   }
 
-  async #callInFile(payload: string, options: CallOptions): Promise<{ result: ProcessResult; output: unknown }> {
+  async #callInFile(payload: string, options: CallOptions): Promise<{ result: ProcessResult; text: string }> {
     const named = options.fileDir !== undefined;
     const dir = named ? resolve(options.fileDir!) : await mkdtemp(join(tmpdir(), 'twylt-call-'));
     try {
@@ -131,13 +161,11 @@ export class TwyltClient {
         await writeFile(join(dir, FILE_INPUT), payload);
         const result = await this.#run([], { ...options, cwd: dir });
         const out = this.#expectSuccess(result);
-        let text: string;
         try {
-          text = await readFile(join(dir, FILE_OUTPUT), 'utf8');
+          return { result, text: await readFile(join(dir, FILE_OUTPUT), 'utf8') };
         } catch {
           throw new InvalidOutputError(this.command, 'output.json', 'the tool exited 0 but wrote no output.json', out);
         }
-        return { result, output: parseJson(this.command, { ...out, stdout: text }, 'output.json') };
       });
     } finally {
       if (!named) await rm(dir, { recursive: true, force: true });
@@ -197,9 +225,9 @@ export function parseErrorObject(stderr: string): ErrorObject | undefined {
   return undefined;
 }
 
-function parseJson(command: readonly string[], output: ProcessOutput, source: 'stdout' | 'output.json'): unknown {
+function parseJson(command: readonly string[], output: ProcessOutput, source: 'stdout' | 'output.json', numbers?: NumberFidelity): unknown {
   try {
-    return JSON.parse(output.stdout);
+    return numbers ? parseJsonText(output.stdout, numbers) : JSON.parse(output.stdout);
   } catch (error) {
     const reason = output.stdout.trim() === '' ? 'it is empty' : (error as Error).message;
     throw new InvalidOutputError(command, source, reason, output);

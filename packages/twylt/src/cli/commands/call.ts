@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { text } from 'node:stream/consumers';
-import { TRANSPORTS, TwyltClient, TwyltClientError, ToolError, UnexpectedExitError, resolveCommand, type Transport } from '../../client/index.js';
+import { TRANSPORTS, TwyltClient, TwyltClientError, ToolError, UnexpectedExitError, parseJson, resolveCommand, type Transport } from '../../client/index.js';
 import { formatJson } from '../../protocol/render.js';
 import { CLI_EXIT, UsageError, wrappingCommand, type Io } from '../command.js';
 import { renderFailure } from '../render.js';
@@ -51,7 +51,8 @@ export const command = wrappingCommand({
     const input = await readInput(values.input, values['input-file'], io);
     const client = new TwyltClient(resolveCommand(tool, io.cwd), { cwd: io.cwd, timeoutMs: parseTimeout(values.timeout) });
     try {
-      const { output } = await client.call(input, { transport, validate: values.validate });
+      // Numbers as the tool wrote them, to the digit: `text` fidelity, written back by JSON.stringify.
+      const { output } = await client.call(input, { transport, validate: values.validate, numbers: 'text' });
       io.stdout.write(`${values.json ? JSON.stringify(output) : formatJson(output)}\n`);
       return CLI_EXIT.ok;
     } catch (error) {
@@ -79,7 +80,8 @@ async function readInput(inline: string | undefined, file: string | undefined, i
   }
   let value: unknown;
   try {
-    value = JSON.parse(source);
+    // The tool gets the numbers as typed: an id beyond 2^53 must not reach it rounded.
+    value = parseJson(source, 'text');
   } catch (error) {
     throw new UsageError(`the input from ${where} is not JSON: ${(error as Error).message}`);
   }

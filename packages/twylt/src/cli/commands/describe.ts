@@ -44,7 +44,7 @@ export const command = wrappingCommand({
     const via = values.env ? 'env' : 'json';
     try {
       if (mode === 'brief') io.stdout.write(`${await client.describe('brief', { via })}\n`);
-      else if (mode) io.stdout.write(`${formatJson(await client.describe(mode, { via }))}\n`);
+      else if (mode) io.stdout.write(`${formatJson(await client.describe(mode, { via, numbers: 'text' }))}\n`);
       else io.stdout.write(renderSpec(await client.describe('json_spec', { via }), styleFor(io.stdout, io.env)));
       return CLI_EXIT.ok;
     } catch (error) {

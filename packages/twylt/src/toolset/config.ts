@@ -1,0 +1,97 @@
+/**
+ * Tool-set config files: `{"tools": [ToolEntry, ...]}`. One format for every consumer
+ * (`twylt-mcp --config`, `twylt inspect --config`, `twylt-ai`). The file is checked against
+ * CONFIG_SCHEMA with the runtime's own JSON Schema validator, so a mistake is named by its
+ * path (`tools[0].timeoutMs`) and message, as TWYLT names input issues.
+ */
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { assertSupportedJsonSchema } from '../schema/json-schema-subset.js';
+import { JsonValidator } from '../schema/json-validator.js';
+import type { ToolEntry } from './entry.js';
+
+const positiveInteger = { type: 'integer', minimum: 1 } as const;
+
+/** The JSON Schema of a config file; an editor can use it through the file's `$schema`. */
+export const CONFIG_SCHEMA = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  title: 'TWYLT tool set',
+  type: 'object',
+  properties: {
+    $schema: { type: 'string', description: 'Lets an editor find this schema; ignored.' },
+    tools: {
+      type: 'array',
+      minItems: 1,
+      description: 'The TWYLT executables to serve, at least one.',
+      items: {
+        type: 'object',
+        properties: {
+          command: {
+            type: 'array',
+            minItems: 1,
+            items: { type: 'string', minLength: 1 },
+            description: 'The argv: run directly, never through a shell.',
+          },
+          cwd: { type: 'string', minLength: 1, description: "Working directory, relative to the config file's directory." },
+          env: { type: 'object', additionalProperties: { type: 'string' }, description: 'Added to the environment.' },
+          timeoutMs: { ...positiveInteger, description: 'Kill a call after this many milliseconds.' },
+          maxOutputBytes: { ...positiveInteger, description: 'Limit of stdout and of stderr, each, in bytes.' },
+          name: { type: 'string', minLength: 1, description: 'The name to serve it under; default: its published name.' },
+          transport: { enum: ['cli', 'stdin', 'file'], description: 'How calls reach the tool; default: cli, stdin for large inputs.' },
+        },
+        required: ['command'],
+        additionalProperties: false,
+      },
+    },
+  },
+  required: ['tools'],
+  additionalProperties: false,
+} as const;
+
+/** A config file that cannot be read or does not have the documented shape. */
+export class ConfigError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'ConfigError';
+  }
+}
+
+let validator: JsonValidator | undefined;
+
+/**
+ * Check the text of a config file. A relative `cwd` is taken relative to the file's
+ * directory, which is also the default working directory of its tools, so that a config
+ * can name its tools by paths relative to itself wherever the consumer is started from.
+ */
+export function parseConfig(text: string, file: string): ToolEntry[] {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`${file} is not valid JSON: ${(error as Error).message}`);
+  }
+  if (!validator) {
+    assertSupportedJsonSchema(CONFIG_SCHEMA);
+    validator = new JsonValidator(CONFIG_SCHEMA);
+  }
+  const result = validator.validate(data, false);
+  if (!result.ok) {
+    // The value of a missing field is its parent, and of an unknown one the field itself: neither helps.
+    const shown = (code: string) => code !== 'required' && code !== 'unknown_field';
+    const lines = result.issues.map((issue) => `  ${issue.path}: ${issue.message}${shown(issue.code) ? `, got ${JSON.stringify(issue.value)}` : ''}`);
+    throw new ConfigError(`${file} is not a valid TWYLT tool-set config:\n${lines.join('\n')}`);
+  }
+  const base = dirname(resolve(file));
+  return (data as { tools: ToolEntry[] }).tools.map((tool) => ({ ...tool, cwd: resolve(base, tool.cwd ?? '.') }));
+}
+
+/** Read and check a config file. */
+export async function readConfig(file: string): Promise<ToolEntry[]> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`cannot read config file ${file}: ${(error as NodeJS.ErrnoException).message}`, { cause: error });
+  }
+  return parseConfig(text, file);
+}

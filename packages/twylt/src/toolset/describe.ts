@@ -1,0 +1,113 @@
+/**
+ * Start-up of a tool set: describe every entry at once and check that each can be served.
+ * Every problem is reported, each naming its tool's command: a consumer that silently
+ * dropped a tool would leave its users guessing.
+ */
+import type { ToolSpec } from '../client/types.js';
+import { showCommand, type ToolEntry } from './entry.js';
+import { createRunner, type RunnerDefaults, type ToolRunner } from './runner.js';
+
+/** One tool of a described set. */
+export interface DescribedTool {
+  /** The name it is served under: the entry's `name`, else the published one. */
+  name: string;
+  spec: ToolSpec;
+  runner: ToolRunner;
+}
+
+/** The tool set cannot be served; the message lists every tool at fault, one per line. */
+export class ToolsetError extends Error {
+  readonly problems: string[];
+
+  constructor(problems: string[]) {
+    super(problems.join('\n'));
+    this.name = 'ToolsetError';
+    this.problems = problems;
+  }
+}
+
+export interface DescribeToolsetOptions extends RunnerDefaults {
+  /**
+   * The consumer's rule for names: a reason why `name` cannot be served, or undefined.
+   * The message then says how to give the tool another name.
+   */
+  checkName?: (name: string) => string | undefined;
+  /** Specs fetched earlier, shared across calls (see SpecCache). */
+  cache?: SpecCache;
+  /** How the consumer tells users to rename a tool; default: `"name" in a config file`. */
+  renameHint?: string;
+}
+
+/**
+ * Describe all entries concurrently. Resolves with the tools in entry order, or rejects with
+ * a ToolsetError naming every tool that cannot be described, lacks a schema or a name,
+ * breaks `checkName`, or shares its name with another.
+ */
+export async function describeToolset(entries: readonly ToolEntry[], options: DescribeToolsetOptions = {}): Promise<DescribedTool[]> {
+  if (entries.length === 0) throw new ToolsetError(['no tools given']);
+  const rename = options.renameHint ?? 'with "name" in a config file';
+  const settled = await Promise.allSettled(entries.map((entry) => describeOne(entry, options, rename)));
+  const problems = settled.flatMap((outcome) => (outcome.status === 'rejected' ? [(outcome.reason as Error).message] : []));
+  const tools = settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+  problems.push(...duplicateNames(tools, rename));
+  if (problems.length > 0) throw new ToolsetError(problems);
+  return tools;
+}
+
+async function describeOne(entry: ToolEntry, options: DescribeToolsetOptions, rename: string): Promise<DescribedTool> {
+  const label = `tool (${showCommand(entry.command)})`;
+  let spec: ToolSpec;
+  try {
+    spec = await (options.cache ? options.cache.spec(entry, options) : createRunner(entry, options).spec());
+  } catch (error) {
+    throw new Error(`cannot describe ${label}: ${(error as Error).message}`);
+  }
+  if (!isRecord(spec) || !isRecord(spec.inputSchema) || !isRecord(spec.outputSchema)) {
+    throw new Error(`cannot serve ${label}: its json_spec lacks an inputSchema or outputSchema object`);
+  }
+  const name = entry.name ?? spec.name;
+  if (typeof name !== 'string' || name === '') throw new Error(`cannot serve ${label}: it publishes no name; give it one ${rename}`);
+  const wrong = options.checkName?.(name);
+  if (wrong) throw new Error(`cannot serve "${name}" (${showCommand(entry.command)}): ${wrong}; give it another name ${rename}`);
+  return { name, spec, runner: createRunner(entry, options, spec) };
+}
+
+function duplicateNames(tools: readonly DescribedTool[], rename: string): string[] {
+  const byName = new Map<string, DescribedTool[]>();
+  for (const tool of tools) byName.set(tool.name, [...(byName.get(tool.name) ?? []), tool]);
+  return [...byName]
+    .filter(([, same]) => same.length > 1)
+    .map(
+      ([name, same]) =>
+        `${same.length} tools are named "${name}": ${same.map((tool) => showCommand(tool.runner.entry.command)).join(' and ')}; ` +
+        `rename all but one ${rename}`,
+    );
+}
+
+/**
+ * Specs by entry, for a consumer that builds tool sets again and again (a server making one
+ * per request): each distinct entry is described once; a failed describe is not kept.
+ */
+export class SpecCache {
+  readonly #specs = new Map<string, Promise<ToolSpec>>();
+
+  spec(entry: ToolEntry, defaults: RunnerDefaults = {}): Promise<ToolSpec> {
+    const key = JSON.stringify([entry.command, entry.cwd ?? null, entry.env ?? null]);
+    let pending = this.#specs.get(key);
+    if (!pending) {
+      pending = createRunner(entry, defaults).spec();
+      this.#specs.set(key, pending);
+      pending.catch(() => this.#specs.delete(key));
+    }
+    return pending;
+  }
+
+  /** Forget every spec: the next set describes its tools again. */
+  clear(): void {
+    this.#specs.clear();
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

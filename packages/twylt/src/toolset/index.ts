@@ -1,0 +1,15 @@
+/**
+ * twylt/toolset: a set of TWYLT executables, as every consumer of several tools needs it
+ * (`twylt-mcp`, `twylt inspect`, `twylt-ai`): entries, config files, command lines, the
+ * start-up describe with its checks, and the shared run policy.
+ *
+ *   const tools = await describeToolset(await collectEntries(['tools.json'], []));
+ *   const { output } = await tools[0].runner.call({ text: 'hi' });
+ */
+export { toEntry, showCommand, type ToolEntry, type ToolEntryLike } from './entry.js';
+export { CONFIG_SCHEMA, ConfigError, parseConfig, readConfig } from './config.js';
+export { SEPARATOR, collectEntries, splitArgv, splitCommands } from './args.js';
+export { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, createRunner } from './runner.js';
+export type { RunnerCallOptions, RunnerDefaults, ToolRunner } from './runner.js';
+export { SpecCache, ToolsetError, describeToolset } from './describe.js';
+export type { DescribeToolsetOptions, DescribedTool } from './describe.js';

@@ -1,0 +1,70 @@
+/**
+ * How a consumer runs one entry of a tool set: the run policy every consumer shares
+ * (environment, defaults, transport choice, checks against the published schemas).
+ */
+import { TwyltClient, type CallResult } from '../client/client.js';
+import type { NumberFidelity } from '../client/json.js';
+import type { ToolSpec, Transport } from '../client/types.js';
+import type { ToolEntry } from './entry.js';
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+/**
+ * Well below the 10 MB message limit of MCP's stdio client: a result travels twice in one
+ * message (structured, and as text).
+ */
+export const DEFAULT_MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
+
+export interface RunnerDefaults {
+  timeoutMs?: number;
+  maxOutputBytes?: number;
+}
+
+export interface RunnerCallOptions {
+  signal?: AbortSignal;
+  /** Overrides the entry's transport for this call. */
+  transport?: Transport;
+  timeoutMs?: number;
+  /** See NumberFidelity; default `value`. */
+  numbers?: NumberFidelity;
+  /** Check input and output against the published schemas (default true). */
+  validate?: boolean;
+}
+
+/** What a consumer needs of one tool process. Failures throw the client's typed errors. */
+export interface ToolRunner {
+  readonly entry: Readonly<ToolEntry>;
+  readonly client: TwyltClient;
+  /** The `json_spec`, fetched once. */
+  spec(): Promise<ToolSpec>;
+  /** Run the tool on `input`. */
+  call(input: Record<string, unknown>, options?: RunnerCallOptions): Promise<CallResult>;
+}
+
+export function createRunner(entry: ToolEntry, defaults: RunnerDefaults = {}, spec?: ToolSpec): ToolRunner {
+  const client = new TwyltClient(entry.command, {
+    cwd: entry.cwd,
+    env: {
+      ...entry.env,
+      // The consumer must be able to read every failure, and a call must never turn into a
+      // describe request because the consumer itself was started with INPUT_DESCRIBE set.
+      TWYLT_ERROR_FORMAT: 'json',
+      INPUT_DESCRIBE: undefined,
+    },
+    timeoutMs: entry.timeoutMs ?? defaults.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    maxOutputBytes: entry.maxOutputBytes ?? defaults.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+    spec,
+  });
+  return {
+    entry,
+    client,
+    spec: () => client.spec(),
+    call: (input, options = {}) =>
+      client.call(input, {
+        signal: options.signal,
+        transport: options.transport ?? entry.transport ?? 'auto',
+        timeoutMs: options.timeoutMs,
+        numbers: options.numbers,
+        validate: options.validate ?? true,
+      }),
+  };
+}
