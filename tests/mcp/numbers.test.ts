@@ -10,11 +10,11 @@ import { BRIDGE_CLI, bridgeEnv } from '../support/mcp.js';
 import { ROOT } from '../support/process.js';
 import { NO_PYTHON_REASON, noPython, pythonNumbersTool } from '../support/python.js';
 
-/** Start the bridge, send `requests` one per line, and collect the raw lines of the answers with these ids. */
-async function rawExchange(args: readonly string[], requests: readonly object[]): Promise<Map<number, string>> {
+/** Start the bridge, send `requests` (a string as it is) one per line, and collect the raw lines of the answers by id. */
+async function rawExchange(args: readonly string[], requests: readonly (object | string)[]): Promise<Map<number, string>> {
   const child = spawn(process.execPath, [BRIDGE_CLI, ...args], { cwd: ROOT, env: bridgeEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
   const answers = new Map<number, string>();
-  const wanted = requests.filter((request) => 'id' in request).length;
+  const wanted = requests.filter((request) => /"id":/.test(typeof request === 'string' ? request : JSON.stringify(request))).length;
   const done = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no answer within 20 s; got ${[...answers.values()].join('\n')}`)), 20_000);
     createInterface({ input: child.stdout }).on('line', (line) => {
@@ -26,7 +26,7 @@ async function rawExchange(args: readonly string[], requests: readonly object[])
       }
     });
   });
-  for (const request of requests) child.stdin.write(`${JSON.stringify(request)}\n`);
+  for (const request of requests) child.stdin.write(`${typeof request === 'string' ? request : JSON.stringify(request)}\n`);
   try {
     await done;
   } finally {
@@ -49,11 +49,23 @@ describe.skipIf(noPython)(`numbers through twylt-mcp, on the wire (${noPython ? 
     const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'py_numbers', arguments: { n: 0.5 } } };
     const answers = await rawExchange(['--', ...pythonNumbersTool()], [INITIALIZE, INITIALIZED, call]);
     const line = answers.get(2)!;
+    expect(line).toMatch(/^\{"result":\{/);
     const numbers =
       '"modified_ns":1796084204906049009,"negative":-1796084204906049009,"beyond_64_bits":123456789012345678901234567890,' +
       '"tenth":0.1,"tiny":1e-07,"whole":1.0,"large":1e+16,"third":0.3333333333333333,"small_int":42';
     expect(line).toContain(`"structuredContent":{"echo":0.5,${numbers}}`);
     // The text block is the same JSON, as a JSON string.
     expect(line).toContain(JSON.stringify(`{"echo":0.5,${numbers}}`));
+  });
+
+  it('passes a client’s numbers to the tool unchanged', async () => {
+    const lines = [JSON.stringify(INITIALIZE), JSON.stringify(INITIALIZED)];
+    const requests = ['98765432109876543210', '-1e-07', '1.0'].map(
+      (n, i) => `{"jsonrpc":"2.0","id":${i + 2},"method":"tools/call","params":{"name":"py_numbers","arguments":{"n":${n}}}}`,
+    );
+    const answers = await rawExchange(['--', ...pythonNumbersTool()], [...lines, ...requests]);
+    expect(answers.get(2)).toContain('"structuredContent":{"echo":98765432109876543210,');
+    expect(answers.get(3)).toContain('"structuredContent":{"echo":-1e-07,');
+    expect(answers.get(4)).toContain('"structuredContent":{"echo":1.0,');
   });
 });

@@ -1,7 +1,7 @@
 /** Serve a set of tools over stdio: the transport MCP clients use to start local servers. */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { ToolEntry } from 'twylt/toolset';
+import { ExactStdioServerTransport } from './exact-stdio.js';
 import { stderrLog } from './log.js';
 import { createServer } from './server.js';
 import { describeTools, type DescribeOptions } from './tools.js';
@@ -14,7 +14,7 @@ export async function serveStdio(configs: readonly ToolEntry[], options: Describ
   const log = options.log ?? stderrLog;
   const tools = await describeTools(configs, { ...options, log });
   const server = createServer(tools, { log });
-  await server.connect(new StdioServerTransport());
+  await server.connect(new ExactStdioServerTransport());
   // The client is gone when our stdin ends or our stdout breaks. Closing aborts the calls
   // still running, which kills their processes.
   const close = () => void server.close();
