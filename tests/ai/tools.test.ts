@@ -102,6 +102,12 @@ describe('start-up checks', () => {
     expect(problems[1]).toContain(`cannot describe tool (${process.execPath} -e "process.exit(1)"): tool exited with 1`);
   });
 
+  it('an inputSchema that is not valid JSON Schema is a start-up error, not a surprise at the first call', async () => {
+    const error = await twyltTools([{ command: FAULTY, env: { FAULTY_SCHEMA: 'broken' } }]).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(ToolsetError);
+    expect((error as Error).message).toMatch(/^cannot serve "faulty" \(.*faulty\.mjs\): its inputSchema is not usable JSON Schema: schema is invalid: .*type/);
+  });
+
   it('twyltTool does not judge the published name: the caller picks the key', async () => {
     await expect(twyltTool({ command: example('echo'), name: 'echo tool!' })).resolves.toBeDefined();
   });

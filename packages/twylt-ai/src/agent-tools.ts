@@ -60,7 +60,7 @@ export interface AgentTool {
    * input), the arguments checked first. Rejects with a TwyltCallError; on `signal` the
    * tool's process tree is killed.
    */
-  run(input: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<AgentResult>;
+  run(input: unknown, options?: { signal?: AbortSignal }): Promise<AgentResult>;
 }
 
 /**
@@ -108,9 +108,10 @@ function agentTool({ name, spec, runner }: DescribedTool, check: (value: unknown
     runner,
     check,
     async run(input, options = {}) {
-      if (isRecord(input) && Object.hasOwn(input, DESCRIBE_KEY)) {
-        const issue = { path: `/${DESCRIBE_KEY}`, message: 'is reserved by TWYLT for describe requests', keyword: 'not' };
-        throw invalidArguments(name, [issue]);
+      // A TWYLT input is a JSON object, and never one that would make the call a describe request.
+      if (!isRecord(input)) throw invalidArguments(name, [{ path: '', message: 'must be a JSON object', keyword: 'type' }]);
+      if (Object.hasOwn(input, DESCRIBE_KEY)) {
+        throw invalidArguments(name, [{ path: `/${DESCRIBE_KEY}`, message: 'is reserved by TWYLT for describe requests', keyword: 'not' }]);
       }
       try {
         const result = await runner.call(input, { signal: options.signal });
