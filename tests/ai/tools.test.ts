@@ -108,6 +108,14 @@ describe('start-up checks', () => {
     expect((error as Error).message).toMatch(/^cannot serve "faulty" \(.*faulty\.mjs\): its inputSchema is not usable JSON Schema: schema is invalid: .*type/);
   });
 
+  it('an inputSchema of another type than object is a start-up error; one without a type is served as an object', async () => {
+    await expect(twyltTools([{ command: FAULTY, env: { FAULTY_SCHEMA: 'array' } }])).rejects.toThrow(
+      /^cannot serve "faulty" \(.*\): its inputSchema has type "array"; model providers take arguments as an object$/,
+    );
+    const { faulty } = await twyltTools([{ command: FAULTY, env: { FAULTY_SCHEMA: 'typeless' } }]);
+    expect(await asSchema(faulty!.inputSchema).jsonSchema).toMatchObject({ type: 'object', required: ['fault'] });
+  });
+
   it('twyltTool does not judge the published name: the caller picks the key', async () => {
     await expect(twyltTool({ command: example('echo'), name: 'echo tool!' })).resolves.toBeDefined();
   });

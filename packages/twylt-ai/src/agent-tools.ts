@@ -84,11 +84,17 @@ export async function agentTools(entries: readonly ToolEntryLike[], options: Age
   // Compile every inputSchema now: a schema Ajv cannot read is a start-up error, not a
   // surprise at the model's first call.
   const settled = await Promise.allSettled(described.map((tool) => schemaValidator(tool.spec.inputSchema)));
-  const problems = settled.flatMap((outcome, i) =>
-    outcome.status === 'rejected'
-      ? [`cannot serve "${described[i]!.name}" (${showCommand(described[i]!.runner.entry.command)}): its inputSchema is not usable JSON Schema: ${(outcome.reason as Error).message}`]
-      : [],
-  );
+  const problems = described.flatMap((tool, i) => {
+    const outcome = settled[i]!;
+    const type = tool.spec.inputSchema.type;
+    const wrong =
+      outcome.status === 'rejected'
+        ? `its inputSchema is not usable JSON Schema: ${(outcome.reason as Error).message}`
+        : type !== undefined && type !== 'object'
+          ? `its inputSchema has type ${JSON.stringify(type)}; model providers take arguments as an object`
+          : undefined;
+    return wrong ? [`cannot serve "${tool.name}" (${showCommand(tool.runner.entry.command)}): ${wrong}`] : [];
+  });
   if (problems.length > 0) throw new ToolsetError(problems);
   return described.map((tool, i) => agentTool(tool, (settled[i] as PromiseFulfilledResult<(value: unknown) => SchemaIssue[]>).value));
 }
@@ -101,7 +107,8 @@ function agentTool({ name, spec, runner }: DescribedTool, check: (value: unknown
   return {
     name,
     description: typeof spec.description === 'string' ? spec.description : '',
-    parameters: spec.inputSchema,
+    // Providers want `type: "object"` at the root; a TWYLT input always is one.
+    parameters: spec.inputSchema.type === undefined ? { type: 'object', ...spec.inputSchema } : spec.inputSchema,
     outputSchema: spec.outputSchema,
     examples: (Array.isArray(spec.few_shots) ? spec.few_shots : []).flatMap((shot) => (isRecord(shot?.input) ? [shot.input] : [])),
     spec,
