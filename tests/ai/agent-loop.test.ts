@@ -6,13 +6,13 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateText, stepCountIs } from 'ai';
+import { generateText, stepCountIs, streamText } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { twyltTools, TwyltCallError } from 'twylt-ai';
 import { SLEEPER, isRunning, waitFor } from '../support/mcp.js';
 import { example } from '../support/process.js';
 import { NO_PYTHON_REASON, noPython, pythonTool } from '../support/python.js';
-import { BOOKING, answer, callTools, scriptedModel, toolResultsIn } from './support.js';
+import { BOOKING, answer, callTools, scriptedModel, scriptedStreamingModel, toolResultsIn } from './support.js';
 
 const dirs: string[] = [];
 function scratch(): string {
@@ -182,5 +182,39 @@ describe('failures the model can act on, in the loop', () => {
     const [error] = toolResultsIn(model.doGenerateCalls[1]!.prompt);
     expect(error!.output.type).toBe('error-text');
     expect(error!.output.value).toBe('"sleeper" crashed: it was killed by SIGTERM.');
+  });
+});
+
+describe('streamText, as a chat server runs it', () => {
+  it("the loop hands results and failures to the model; a UI stream masks the failure unless told to show TwyltCallError's message", async () => {
+    const tools = await twyltTools([BOOKING]);
+    const run = (model: ReturnType<typeof scriptedStreamingModel>, onError?: (error: unknown) => string) => {
+      const result = streamText({ model, tools, stopWhen: stepCountIs(4), prompt: 'Book 1 to 3 February 2030.' });
+      return result.toUIMessageStream(onError ? { onError } : {});
+    };
+    const steps = () => [
+      callTools(['book_room', { from: '2030-02-03', to: '2030-02-01' }]),
+      callTools(['book_room', { from: '2030-02-01', to: '2030-02-03' }]),
+      answer('Booked: B-2030-02-01.'),
+    ];
+
+    const model = scriptedStreamingModel(...steps());
+    const chunks: { type: string; errorText?: string; output?: unknown }[] = [];
+    for await (const chunk of run(model)) chunks.push(chunk);
+
+    // The model itself read the real message and the later result, step by step.
+    expect(toolResultsIn(model.doStreamCalls[1]!.prompt)[0]!.output).toEqual({
+      type: 'error-text',
+      value: '"book_room" rejected its arguments. Correct them and call it again:\n- to: Must be after "from"',
+    });
+    expect(toolResultsIn(model.doStreamCalls[2]!.prompt)[1]!.output).toEqual({ type: 'text', value: '{"booking":"B-2030-02-01","nights":2}' });
+    // The UI stream (and so the chat history a client sends back) says only "An error occurred." by default...
+    expect(chunks.find((chunk) => chunk.type === 'tool-output-error')!.errorText).toBe('An error occurred.');
+    expect(chunks.find((chunk) => chunk.type === 'tool-output-available')!.output).toEqual({ booking: 'B-2030-02-01', nights: 2 });
+
+    // ...and the tool's message with an onError that passes TwyltCallError's through.
+    const shown: typeof chunks = [];
+    for await (const chunk of run(scriptedStreamingModel(...steps()), (error) => (error instanceof TwyltCallError ? error.message : 'An error occurred.'))) shown.push(chunk);
+    expect(shown.find((chunk) => chunk.type === 'tool-output-error')!.errorText).toBe('"book_room" rejected its arguments. Correct them and call it again:\n- to: Must be after "from"');
   });
 });

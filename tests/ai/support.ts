@@ -3,7 +3,7 @@
  * each step with the tool calls or text a test gives it, and recording every prompt it gets
  * (what a real provider would have been sent).
  */
-import { MockLanguageModelV3 } from 'ai/test';
+import { MockLanguageModelV3, convertArrayToReadableStream } from 'ai/test';
 import { ROOT } from '../support/process.js';
 
 export const BOOKING = [process.execPath, `${ROOT}tests/ai/fixtures/booking.mjs`];
@@ -46,6 +46,27 @@ export function scriptedModel(...steps: GenerateResult[]): MockLanguageModelV3 {
       const step = steps[next++];
       if (!step) throw new Error(`the script has ${steps.length} steps; step ${next} was asked for`);
       return step;
+    },
+  });
+}
+
+type StreamResult = Awaited<ReturnType<MockLanguageModelV3['doStream']>>;
+
+/** The same steps for streamText: each streamed as the parts a provider would send. */
+export function scriptedStreamingModel(...steps: GenerateResult[]): MockLanguageModelV3 {
+  let next = 0;
+  return new MockLanguageModelV3({
+    doStream: async (options): Promise<StreamResult> => {
+      options.abortSignal?.throwIfAborted();
+      const step = steps[next++];
+      if (!step) throw new Error(`the script has ${steps.length} steps; step ${next} was asked for`);
+      const parts = step.content.flatMap((part) =>
+        part.type === 'text'
+          ? [{ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: part.text }, { type: 'text-end', id: 't' }]
+          : [part],
+      );
+      const stream = [{ type: 'stream-start', warnings: [] }, ...parts, { type: 'finish', finishReason: step.finishReason, usage: step.usage }];
+      return { stream: convertArrayToReadableStream(stream as never[]) };
     },
   });
 }
