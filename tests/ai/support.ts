@@ -60,7 +60,7 @@ export function scriptedStreamingModel(...steps: GenerateResult[]): MockLanguage
       options.abortSignal?.throwIfAborted();
       const step = steps[next++];
       if (!step) throw new Error(`the script has ${steps.length} steps; step ${next} was asked for`);
-      const parts = step.content.flatMap((part) =>
+      const parts = step.content.flatMap((part): unknown[] =>
         part.type === 'text'
           ? [{ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: part.text }, { type: 'text-end', id: 't' }]
           : [part],
