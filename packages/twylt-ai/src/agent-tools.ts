@@ -20,7 +20,7 @@ import {
 } from 'twylt/toolset';
 import { callFailure, invalidArguments } from './failure.js';
 
-/** The tool names that OpenAI, Anthropic, Google and the other providers all accept. */
+/** Tool names as OpenAI and Anthropic accept them (Google also wants a letter or "_" first). */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
 const RENAME_HINT = 'with "name" in its entry, e.g. { command: [...], name: "my_tool" }';
