@@ -3,7 +3,7 @@
  * output bounded, time-out and abort killing the whole process group. No interpretation of
  * what the tool printed happens here; that is the client's job.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { AbortError, OutputTooLargeError, SpawnError, TimeoutError } from './errors.js';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -50,14 +50,22 @@ export function runProcess(command: readonly string[], options: RunOptions = {})
       reject(new AbortError(command, options.signal.reason, { stdout: '', stderr: '' }));
       return;
     }
-    const child = spawn(file, args, {
-      cwd: options.cwd,
-      env: mergeEnv(options.env),
-      stdio: ['pipe', 'pipe', 'pipe'],
-      // Its own process group, so that time-out and abort reach grandchildren too.
-      detached: process.platform !== 'win32',
-      windowsHide: true,
-    });
+    let child: ChildProcessWithoutNullStreams;
+    try {
+      child = spawn(file, args, {
+        cwd: options.cwd,
+        env: mergeEnv(options.env),
+        stdio: ['pipe', 'pipe', 'pipe'],
+        // Its own process group, so that time-out and abort reach grandchildren too.
+        detached: process.platform !== 'win32',
+        windowsHide: true,
+      });
+    } catch (error) {
+      // Some failures throw at once instead of emitting 'error': E2BIG (an argument list
+      // beyond the system's limit), an invalid argument.
+      reject(new SpawnError(`cannot run ${file}: ${(error as Error).message}`, command, {}, { cause: error }));
+      return;
+    }
 
     const chunks = { stdout: [] as Buffer[], stderr: [] as Buffer[] };
     const sizes = { stdout: 0, stderr: 0 };
