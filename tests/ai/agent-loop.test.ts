@@ -140,7 +140,7 @@ describe('failures the model can act on, in the loop', () => {
   it('a hanging tool times out after the entry’s timeoutMs, and the model is told so', async () => {
     const dir = scratch();
     const pidFile = join(dir, 'pid');
-    const tools = await twyltTools([{ command: SLEEPER, timeoutMs: 1_500 }]);
+    const tools = await twyltTools([{ command: SLEEPER, timeoutMs: 3_000 }]);
     const model = scriptedModel(callTools(['sleeper', { action: 'wait', pid_file: pidFile, release_file: join(dir, 'never') }]), answer('It timed out.'));
 
     const started = Date.now();
@@ -148,7 +148,7 @@ describe('failures the model can act on, in the loop', () => {
 
     expect(Date.now() - started).toBeLessThan(20_000);
     expect(toolResultsIn(model.doGenerateCalls[1]!.prompt)).toEqual([
-      { toolName: 'sleeper', output: { type: 'error-text', value: '"sleeper" timed out: it did not finish within 1500 ms and was stopped.' } },
+      { toolName: 'sleeper', output: { type: 'error-text', value: '"sleeper" timed out: it did not finish within 3000 ms and was stopped.' } },
     ]);
     const pid = Number(readFileSync(pidFile, 'utf8'));
     await waitFor(() => !isRunning(pid), `the timed-out sleeper (pid ${pid}) to be gone`, 5_000);

@@ -231,9 +231,10 @@ describe('what the model is told when a call fails', () => {
   });
 
   it('a time-out says how long the tool had', async () => {
-    const { sleeper } = await twyltTools([{ command: SLEEPER, timeoutMs: 300 }]);
+    // The entry's time-out bounds the start-up describe too: long enough for a loaded machine.
+    const { sleeper } = await twyltTools([{ command: SLEEPER, timeoutMs: 3000 }]);
     const error = await failureOf(sleeper!, { action: 'wait', seconds: 30 });
-    expect([error.kind, error.message]).toEqual(['timed_out', '"sleeper" timed out: it did not finish within 300 ms and was stopped.']);
+    expect([error.kind, error.message]).toEqual(['timed_out', '"sleeper" timed out: it did not finish within 3000 ms and was stopped.']);
   });
 
   it('an abort says the call was cancelled', async () => {
