@@ -7,6 +7,7 @@
  */
 import { createRequire } from 'node:module';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AbortError } from 'twylt/client';
 import { QueueFullError, type CallLimiter } from 'twylt/toolset';
@@ -42,11 +43,17 @@ export interface ServerOptions {
   onCall?: (record: CallRecord) => void;
 }
 
+/**
+ * Without one, every SDK Server builds an Ajv instance of its own (about a millisecond), for
+ * elicitation, which the bridge never uses. --http makes a Server per request: share one.
+ */
+let sharedValidator: AjvJsonSchemaValidator | undefined;
+
 export function createServer(tools: readonly BridgeTool[], options: ServerOptions = {}): Server {
   const { log = () => {}, limiter, onCall } = options;
   const logCall = onCall ? () => {} : log;
   const byName = new Map(tools.map((tool) => [tool.definition.name, tool]));
-  const server = new Server({ name: 'twylt-mcp', version }, { capabilities: { tools: {} } });
+  const server = new Server({ name: 'twylt-mcp', version }, { capabilities: { tools: {} }, jsonSchemaValidator: (sharedValidator ??= new AjvJsonSchemaValidator()) });
   // Messages the SDK cannot handle (malformed JSON-RPC, say) are dropped; say so.
   server.onerror = (error) => log(`MCP: ${error.message}`);
 
