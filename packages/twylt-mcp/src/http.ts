@@ -153,6 +153,8 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
       return refuse(request, response, 400, PARSE_ERROR, `Parse error: ${(error as Error).message}`);
     }
 
+    // Gone while its body was read: nothing to answer, and no 'close' is coming to clean up.
+    if (request.socket.destroyed) return;
     const messages = Array.isArray(message) ? message : [message];
     const session = request.headers[SESSION_HEADER];
     for (const cancel of messages.filter((m) => methodOf(m) === 'notifications/cancelled')) {
