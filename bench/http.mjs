@@ -5,7 +5,7 @@
  *
  *   npm run bench:http                         build, then the default rounds
  *   node bench/http.mjs --quick                fewer calls and rounds (noisier)
- *   node bench/http.mjs --clients 1,4,16 --calls 64 --rounds 5 --max-seconds 600
+ *   node bench/http.mjs --clients 1,4,16 --calls 24 --rounds 12 --max-seconds 600
  *   node bench/http.mjs --json                 machine-readable results on stdout
  *
  * For each K in --clients: K MCP clients (the SDK's Streamable HTTP client, one connection
@@ -51,8 +51,8 @@ if (flags.help) {
   process.exit(0);
 }
 const clientCounts = (flags.clients ?? (flags.quick ? '1,4' : '1,4,16')).split(',').map(Number);
-const calls = Number(flags.calls ?? (flags.quick ? 16 : 48));
-const rounds = Number(flags.rounds ?? (flags.quick ? 2 : 4));
+const calls = Number(flags.calls ?? (flags.quick ? 16 : 24));
+const rounds = Number(flags.rounds ?? (flags.quick ? 2 : 8));
 const maxSeconds = Number(flags['max-seconds'] ?? 900);
 const positive = (n) => Number.isInteger(n) && n > 0;
 if (!clientCounts.every(positive) || !positive(calls) || !positive(rounds) || !positive(maxSeconds)) {
