@@ -14,7 +14,8 @@
  * spawn, parse stdout). The two alternate, round by round. Reported: calls per second of the
  * round and per-call latency (p50, p99) over all rounds, and http / direct. One server runs
  * the whole time, with --max-concurrency at the largest K, so it never queues below the floor.
- * A last row times tools/list, which spawns nothing: the server's cost per request alone.
+ * The last rows time tools/list, which spawns nothing, against a bare node:http server
+ * answering the same list (bench/floors/mcp-list-server.mjs): the server's cost per request.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -104,6 +105,24 @@ async function startBridge(maxConcurrency) {
   };
 }
 
+/** bench/floors/mcp-list-server.mjs, answering with `listed`. */
+async function startFloor(listed) {
+  const child = spawn(process.execPath, [join(ROOT, 'bench/floors/mcp-list-server.mjs'), JSON.stringify(listed)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise((resolve, reject) => {
+    child.stdout.once('data', (chunk) => resolve(/listening (\d+)/.exec(String(chunk))?.[1]));
+    child.on('exit', (code) => reject(new Error(`the floor server ended (exit ${code})`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', resolve);
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+      }),
+  };
+}
+
 async function connect(url) {
   const client = new Client({ name: 'twylt-bench-http', version: '0.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
@@ -181,16 +200,39 @@ try {
     results.push({ clients: k, http, direct, throughputRatio: http.callsPerSecond / direct.callsPerSecond, p50Ratio: http.p50 / direct.p50, p99Ratio: http.p99 / direct.p99 });
   }
 
-  // tools/list spawns nothing: what a request costs the server itself (a fresh SDK Server
-  // and transport, the checks, the JSON). Four clients, many requests.
+  // tools/list spawns nothing: what a request costs the server itself (the checks, a fresh
+  // SDK Server and transport, the JSON), beside a bare node:http server that answers the
+  // same list and does nothing else. Four clients each, rounds alternated.
   if (Date.now() < deadline) {
     const k = 4;
-    const clients = await Promise.all(Array.from({ length: k }, () => connect(bridge.url)));
-    const list = (worker) => clients[worker].listTools();
-    await round(k, 40, list);
-    const { latencies, wallMs } = await round(k, calls * 10, list);
-    results.push({ clients: k, list: { callsPerSecond: (latencies.length / wallMs) * 1000, p50: percentile(latencies, 50), p99: percentile(latencies, 99), calls: latencies.length } });
-    await Promise.all(clients.map((client) => client.close()));
+    const probe = await connect(bridge.url);
+    const listed = await probe.listTools();
+    await probe.close();
+    const floor = await startFloor(listed);
+    try {
+      const pools = { http: await Promise.all(Array.from({ length: k }, () => connect(bridge.url))), floor: await Promise.all(Array.from({ length: k }, () => connect(floor.url))) };
+      const list = (id) => async (worker) => {
+        const { tools } = await pools[id][worker].listTools();
+        if (tools.length !== listed.tools.length) throw new Error(`wrong list from ${id}`);
+      };
+      const samples = { http: { latencies: [], rates: [] }, floor: { latencies: [], rates: [] } };
+      for (const id of ['http', 'floor']) await round(k, 40, list(id));
+      for (let r = 0; r < rounds && Date.now() < deadline; r++) {
+        for (const id of r % 2 === 0 ? ['http', 'floor'] : ['floor', 'http']) {
+          const { latencies, wallMs } = await round(k, calls * 10, list(id));
+          samples[id].latencies.push(...latencies);
+          samples[id].rates.push(((calls * 10) / wallMs) * 1000);
+        }
+      }
+      await Promise.all([...pools.http, ...pools.floor].map((client) => client.close()));
+      const summary = (id) => ({ callsPerSecond: median(samples[id].rates), p50: percentile(samples[id].latencies, 50), p99: percentile(samples[id].latencies, 99), calls: samples[id].latencies.length });
+      if (samples.http.rates.length > 0) {
+        const [http, bare] = [summary('http'), summary('floor')];
+        results.push({ clients: k, list: { http, floor: bare, throughputRatio: http.callsPerSecond / bare.callsPerSecond, p50Ratio: http.p50 / bare.p50, p99Ratio: http.p99 / bare.p99 } });
+      }
+    } finally {
+      await floor.stop();
+    }
   }
 } finally {
   await bridge.stop();
@@ -214,7 +256,12 @@ if (flags.json) {
   ];
   for (const r of results) {
     if (r.list) {
-      lines.push(`| ${r.clients} | tools/list over HTTP (no tool run) | ${fix(r.list.callsPerSecond)} | ${fix(r.list.p50, 1)} | ${fix(r.list.p99, 1)} | |`);
+      const { http, floor } = r.list;
+      lines.push(`| ${r.clients} | tools/list, bare node:http server (floor) | ${fix(floor.callsPerSecond)} | ${fix(floor.p50, 1)} | ${fix(floor.p99, 1)} | |`);
+      lines.push(
+        `| ${r.clients} | tools/list over HTTP (no tool run) | ${fix(http.callsPerSecond)} | ${fix(http.p50, 1)} | ${fix(http.p99, 1)} | ` +
+          `${fix(r.list.throughputRatio, 2)}x calls/s, ${fix(r.list.p50Ratio, 2)}x p50, ${fix(r.list.p99Ratio, 2)}x p99 |`,
+      );
       continue;
     }
     lines.push(`| ${r.clients} | direct spawn (floor) | ${fix(r.direct.callsPerSecond, 1)} | ${fix(r.direct.p50)} | ${fix(r.direct.p99)} | |`);
