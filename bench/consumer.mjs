@@ -7,25 +7,15 @@
  *
  *   node bench/consumer.mjs ROUNDS TOOL_JS BRIDGE_JS
  */
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { directCall } from './lib/direct.mjs';
 
 const [rounds, toolJs, bridgeJs] = [Number(process.argv[2]), process.argv[3], process.argv[4]];
 const toolCommand = [process.execPath, toolJs];
 const INPUT = { text: 'hello' };
 
 /** The floor: spawn the tool with the input as its argument and parse what it prints. */
-function direct() {
-  return new Promise((resolve, reject) => {
-    // Detached like the client's own spawns: on Linux a new session gets its own scheduler
-    // autogroup, which on a busy machine changes a child's share of CPU a lot.
-    const child = spawn(toolCommand[0], [...toolCommand.slice(1), JSON.stringify(INPUT)], { stdio: ['ignore', 'pipe', 'ignore'], detached: true });
-    const chunks = [];
-    child.stdout.on('data', (chunk) => chunks.push(chunk));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(Buffer.concat(chunks).toString())) : reject(new Error(`exit ${code}`))));
-  });
-}
+const direct = () => directCall(toolCommand, INPUT);
 
 async function clientCall() {
   let client;

@@ -25,28 +25,82 @@ async function main(argv: readonly string[]): Promise<void> {
   }
 
   // Loaded only now: help and usage errors need neither the MCP SDK nor Zod.
-  const [{ ConfigError, collectEntries }, { serveStdio }, { StartupError }] = await Promise.all([
-    import('twylt/toolset'),
-    import('./stdio.js'),
-    import('./tools.js'),
-  ]);
+  const [{ ConfigError, collectEntries, CallLimiter }, { StartupError }] = await Promise.all([import('twylt/toolset'), import('./tools.js')]);
+  let token: string | undefined;
+  try {
+    if (plan.http) token = await readToken(plan.http.tokenFile);
+  } catch (error) {
+    stderrLog(`${(error as Error).message}\nRun "twylt-mcp --help" for usage.`);
+    process.exitCode = 2;
+    return;
+  }
+  const defaults = { timeoutMs: plan.timeoutMs, maxOutputBytes: plan.maxOutputBytes };
   try {
     const configs = await collectEntries(plan.configs, plan.commands);
-    const server = await serveStdio(configs, { timeoutMs: plan.timeoutMs, maxOutputBytes: plan.maxOutputBytes });
-    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-      process.once(signal, () => {
-        process.exitCode = 128 + (signal === 'SIGINT' ? 2 : 15);
-        // Closing kills the tool processes of calls still running; the bridge then ends by
-        // itself once they are reaped, or after a grace period at the latest.
-        setTimeout(() => process.exit(), 2000).unref();
-        void server.close();
-      });
+    if (plan.http) {
+      const { serveHttp } = await import('./http.js');
+      const { http } = plan;
+      const bridge = await serveHttp(configs, { ...defaults, ...http, token, maxConcurrency: plan.maxConcurrency, maxQueue: plan.maxQueue });
+      onSignal(() => bridge.close(http.graceMs), () => bridge.close(0));
+      stderrLog(`listening on ${bridge.url}`);
+      return;
     }
+    const [{ serveStdio }, { DEFAULT_MAX_QUEUE }] = await Promise.all([import('./stdio.js'), import('./server.js')]);
+    const limiter = plan.maxConcurrency === undefined ? undefined : new CallLimiter({ maxConcurrent: plan.maxConcurrency, maxQueue: plan.maxQueue ?? DEFAULT_MAX_QUEUE });
+    const server = await serveStdio(configs, { ...defaults, limiter });
+    // Closing kills the tool processes of calls still running.
+    onSignal(() => server.close());
   } catch (error) {
     if (!(error instanceof ConfigError || error instanceof StartupError)) throw error;
     stderrLog(`cannot start:\n${error.message}`);
     process.exitCode = 1;
   }
+}
+
+/**
+ * On SIGINT or SIGTERM: `stop`, then end with 130 or 143 once nothing is left running. A
+ * second signal calls `hurry` (HTTP: no more grace for the calls in progress).
+ */
+function onSignal(stop: () => Promise<unknown>, hurry?: () => Promise<unknown>): void {
+  let stopping = false;
+  const handler = (signal: NodeJS.Signals) => {
+    process.exitCode = 128 + (signal === 'SIGINT' ? 2 : 15);
+    if (stopping) {
+      void hurry?.();
+      return;
+    }
+    stopping = true;
+    // The bridge then ends by itself once the tools are reaped; this is the backstop.
+    void stop().finally(() => setTimeout(() => process.exit(), 2000).unref());
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+}
+
+/** A token shorter than this is guessable; refuse it rather than pretend it protects. */
+const MIN_TOKEN_CHARS = 16;
+
+/** The bearer token of HTTP mode: from --token-file or TWYLT_MCP_TOKEN, not both. */
+async function readToken(file: string | undefined): Promise<string | undefined> {
+  const fromEnv = process.env.TWYLT_MCP_TOKEN;
+  if (file !== undefined && fromEnv !== undefined) throw new Error('give the token either with --token-file or in TWYLT_MCP_TOKEN, not both');
+  let token = fromEnv;
+  if (file !== undefined) {
+    const { readFile } = await import('node:fs/promises');
+    try {
+      token = (await readFile(file, 'utf8')).trim();
+    } catch (error) {
+      throw new Error(`cannot read --token-file ${file}: ${(error as Error).message}`);
+    }
+  }
+  if (token === undefined) return undefined;
+  if (token.length < MIN_TOKEN_CHARS || /\s/.test(token)) {
+    throw new Error(
+      `the token (${file === undefined ? 'TWYLT_MCP_TOKEN' : file}) must be at least ${MIN_TOKEN_CHARS} characters without spaces; ` +
+        'make one with: node -e "console.log(require(\'crypto\').randomBytes(32).toString(\'base64url\'))"',
+    );
+  }
+  return token;
 }
 
 await main(process.argv.slice(2));

@@ -3,6 +3,10 @@
  *
  *   const server = await serveStdio([{ command: ['python3', 'tools/echo.py'] }]);
  *
+ * Over HTTP (stateless Streamable HTTP, for remote agents and replicas):
+ *
+ *   const bridge = await serveHttp(entries, { port: 8080, token });
+ *
  * Or step by step: `describeTools` (start-up checks), `createServer` (an SDK Server to
  * connect to any transport).
  */
@@ -19,6 +23,9 @@ export {
   type ToolRunner,
 } from 'twylt/toolset';
 export { StartupError, describeTools, toMcpTool, type BridgeTool, type DescribeOptions, type McpView } from './tools.js';
-export { createServer, type ServerOptions } from './server.js';
-export { serveStdio } from './stdio.js';
-export type { Log } from './log.js';
+export { BUSY_ERROR_CODE, DEFAULT_MAX_QUEUE, createServer, type ServerOptions } from './server.js';
+export { serveStdio, type StdioOptions } from './stdio.js';
+export { DEFAULT_GRACE_MS, DEFAULT_MAX_BODY_BYTES, HEALTH_PATH, MCP_PATH, serveHttp, type HttpBridge, type HttpOptions } from './http.js';
+export { outcomeOf, type CallOutcome, type CallRecord } from './outcome.js';
+export { CallLimiter, QueueFullError } from 'twylt/toolset';
+export type { EventLog, Log } from './log.js';

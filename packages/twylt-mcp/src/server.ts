@@ -7,9 +7,12 @@
  */
 import { createRequire } from 'node:module';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AbortError } from 'twylt/client';
+import { QueueFullError, type CallLimiter } from 'twylt/toolset';
 import type { Log } from './log.js';
+import { outcomeOf, type CallRecord } from './outcome.js';
 import { failureResult, successResult } from './result.js';
 import type { BridgeTool } from './tools.js';
 
@@ -18,15 +21,39 @@ const { version } = createRequire(import.meta.url)('../package.json') as { versi
 /** TWYLT reads this key as a describe request, so no call may carry it. */
 const DESCRIBE_KEY = 'describe';
 
+/**
+ * The JSON-RPC error code of a call that was not run because the bridge is too busy (every
+ * slot taken, the queue full) or shutting down. Nothing ran, so a client may retry it.
+ * In the range JSON-RPC leaves to implementations, apart from the codes the MCP SDK uses.
+ */
+export const BUSY_ERROR_CODE = -32010;
+
+/** Calls that may wait for a free slot, beyond those running (`--max-queue`). */
+export const DEFAULT_MAX_QUEUE = 100;
+
 export interface ServerOptions {
-  /** Where failed calls and unreadable MCP messages are reported (default: nowhere). */
+  /**
+   * Where unreadable MCP messages, and failed calls unless `onCall` takes them, are reported
+   * (default: nowhere).
+   */
   log?: Log;
+  /** Bounds the tool processes running at once; calls beyond wait in its queue (default: no bound). */
+  limiter?: CallLimiter;
+  /** Told of every finished tools/call, once (a structured log, metrics), instead of `log`. */
+  onCall?: (record: CallRecord) => void;
 }
 
+/**
+ * Without one, every SDK Server builds an Ajv instance of its own (about a millisecond), for
+ * elicitation, which the bridge never uses. --http makes a Server per request: share one.
+ */
+let sharedValidator: AjvJsonSchemaValidator | undefined;
+
 export function createServer(tools: readonly BridgeTool[], options: ServerOptions = {}): Server {
-  const log = options.log ?? (() => {});
+  const { log = () => {}, limiter, onCall } = options;
+  const logCall = onCall ? () => {} : log;
   const byName = new Map(tools.map((tool) => [tool.definition.name, tool]));
-  const server = new Server({ name: 'twylt-mcp', version }, { capabilities: { tools: {} } });
+  const server = new Server({ name: 'twylt-mcp', version }, { capabilities: { tools: {} }, jsonSchemaValidator: (sharedValidator ??= new AjvJsonSchemaValidator()) });
   // Messages the SDK cannot handle (malformed JSON-RPC, say) are dropped; say so.
   server.onerror = (error) => log(`MCP: ${error.message}`);
 
@@ -34,20 +61,52 @@ export function createServer(tools: readonly BridgeTool[], options: ServerOption
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: args = {} } = request.params;
+    const arrived = performance.now();
+    let started: number | undefined;
+    const record = (fields: Pick<CallRecord, 'outcome' | 'exitCode' | 'signal' | 'errorType' | 'stage'>) => {
+      const now = performance.now();
+      onCall?.({ tool: name, ...fields, durationMs: now - arrived, queuedMs: (started ?? now) - arrived, input: args });
+    };
     const tool = byName.get(name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
-    if (Object.hasOwn(args, DESCRIBE_KEY)) {
-      return failureResult(name, new Error(`arguments must not contain "${DESCRIBE_KEY}": TWYLT reserves it for describe requests`));
+    if (!tool) {
+      record({ outcome: 'not_run', exitCode: null, errorType: 'UnknownTool' });
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     }
+    if (Object.hasOwn(args, DESCRIBE_KEY)) {
+      const refusal = `arguments must not contain "${DESCRIBE_KEY}": TWYLT reserves it for describe requests`;
+      record({ outcome: 'invalid_arguments', exitCode: null, errorType: 'ReservedKey' });
+      return failureResult(name, new Error(refusal));
+    }
+    const run = () => {
+      started = performance.now();
+      return tool.runner.call(args, { signal: extra.signal, numbers: 'text' });
+    };
     try {
-      const { output } = await tool.runner.call(args, { signal: extra.signal, numbers: 'text' });
+      const { output } = await (limiter ? limiter.run(run, extra.signal) : run());
+      record({ outcome: 'ok', exitCode: 0 });
       return successResult(output);
     } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      // Aborted while still waiting for a slot: the limiter rejects with the signal's reason.
+      const cancelled = error instanceof AbortError || extra.signal.aborted;
+      record(cancelled ? { outcome: 'cancelled', exitCode: null, errorType: 'AbortError' } : outcomeOf(error));
+      if (error instanceof QueueFullError) {
+        logCall(`call of "${name}" refused: ${message}`);
+        throw rpcError(BUSY_ERROR_CODE, `twylt-mcp is busy: ${message}`, { maxConcurrency: error.maxConcurrent, maxQueue: error.maxQueue });
+      }
       // A cancelled request gets no answer (the SDK drops it); there is nothing to report.
-      if (!(error instanceof AbortError)) log(`call of "${name}" failed: ${(error as Error).message}`);
+      if (!cancelled) logCall(`call of "${name}" failed: ${message}`);
       return failureResult(name, error);
     }
   });
 
   return server;
+}
+
+/**
+ * A JSON-RPC error as the SDK sends it (code, message, data). Not an McpError, whose message
+ * starts with "MCP error CODE:", which the client would then prefix a second time.
+ */
+function rpcError(code: number, message: string, data?: unknown): Error {
+  return Object.assign(new Error(message), { code, data });
 }

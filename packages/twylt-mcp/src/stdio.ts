@@ -1,19 +1,24 @@
 /** Serve a set of tools over stdio: the transport MCP clients use to start local servers. */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { ToolEntry } from 'twylt/toolset';
+import type { CallLimiter, ToolEntry } from 'twylt/toolset';
 import { ExactStdioServerTransport } from './exact-stdio.js';
 import { stderrLog } from './log.js';
 import { createServer } from './server.js';
 import { describeTools, type DescribeOptions } from './tools.js';
 
+export interface StdioOptions extends DescribeOptions {
+  /** Bounds the tool processes running at once (default: no bound; the one client decides). */
+  limiter?: CallLimiter;
+}
+
 /**
  * Describe every tool (rejecting with a StartupError when one cannot be served), then
  * answer MCP requests on stdin/stdout until the client goes away.
  */
-export async function serveStdio(configs: readonly ToolEntry[], options: DescribeOptions = {}): Promise<Server> {
+export async function serveStdio(configs: readonly ToolEntry[], options: StdioOptions = {}): Promise<Server> {
   const log = options.log ?? stderrLog;
   const tools = await describeTools(configs, { ...options, log });
-  const server = createServer(tools, { log });
+  const server = createServer(tools, { log, limiter: options.limiter });
   await server.connect(new ExactStdioServerTransport());
   // The client is gone when our stdin ends or our stdout breaks. Closing aborts the calls
   // still running, which kills their processes.

@@ -13,3 +13,4 @@ export { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, createRunner } from './ru
 export type { RunnerCallOptions, RunnerDefaults, ToolRunner } from './runner.js';
 export { SpecCache, ToolsetError, describeToolset } from './describe.js';
 export type { DescribeToolsetOptions, DescribedTool } from './describe.js';
+export { CallLimiter, QueueFullError, type LimiterOptions } from './limiter.js';

@@ -1,0 +1,333 @@
+/**
+ * Serve a set of tools over MCP's Streamable HTTP transport, stateless: every POST stands
+ * alone (a fresh SDK Server and transport over the tool list described once at start-up),
+ * so any replica behind a load balancer can answer any request. ADR 0013 has the reasons.
+ *
+ * In front of the SDK, on every request: the Host, Origin and token checks of twylt/server,
+ * a bounded body, and our own JSON parse that keeps a caller's numbers exact. Behind it:
+ * one CallLimiter bounds the tool processes of all requests together.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer as createHttpServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { availableParallelism } from 'node:os';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { hasJsonNumber, parseJson } from 'twylt/client';
+import { BodyTooLargeError, DEFAULT_HOST, assertSafeBind, checkAccess, hostPort, hostsFor, listen, readBody, type AccessPolicy } from 'twylt/server';
+import { CallLimiter, type ToolEntry } from 'twylt/toolset';
+import { normalizeOrigin } from './args.js';
+import { stderrEventLog, stderrLog, type EventLog } from './log.js';
+import type { CallRecord } from './outcome.js';
+import { BUSY_ERROR_CODE, DEFAULT_MAX_QUEUE, createServer } from './server.js';
+import { StartupError, describeTools, type DescribeOptions } from './tools.js';
+
+export const MCP_PATH = '/mcp';
+export const HEALTH_PATH = '/healthz';
+/** The SDK's own default: a tool's input above it must come another way. */
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** Below Kubernetes' default 30 s termination grace, so the bridge gets to kill its tools. */
+export const DEFAULT_GRACE_MS = 25_000;
+
+/** JSON-RPC codes of the errors the HTTP layer answers before the SDK sees a request. */
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+const SERVER_ERROR = -32000;
+
+/** The header that carries the correlation id a client gets at initialize (see cancelKey). */
+const SESSION_HEADER = 'mcp-session-id';
+
+export interface HttpOptions extends DescribeOptions {
+  /** Address to bind (default 127.0.0.1). */
+  host?: string;
+  /** Port to bind; 0 picks a free one. */
+  port: number;
+  /** The bearer token every request to /mcp must carry; required beyond loopback. */
+  token?: string;
+  /** Browser origins (`https://app.example.com`) allowed to call; others get 403. */
+  allowOrigins?: readonly string[];
+  /**
+   * Host header values accepted (`NAME` or `NAME:PORT`). Default: the bound address and,
+   * on loopback, the loopback names; with a token and no list, any Host (ADR 0013).
+   */
+  allowHosts?: readonly string[];
+  /** Tool processes at once (default: the number of CPUs). */
+  maxConcurrency?: number;
+  /** Calls that may wait for a slot (default 100). */
+  maxQueue?: number;
+  /** Largest request body, in bytes (default 4 MiB). */
+  maxBodyBytes?: number;
+  /** Write each call's arguments into its log line (they may hold secrets: off by default). */
+  logInput?: boolean;
+  /** Where the structured log lines go (default: stderr, one JSON object per line). */
+  events?: EventLog;
+}
+
+export interface HttpBridge {
+  /** `http://HOST:PORT/mcp`. */
+  url: string;
+  address: AddressInfo;
+  limiter: CallLimiter;
+  /**
+   * Stop accepting, let the requests in progress finish for up to `graceMs`, then abort
+   * the rest (which kills their tools' process groups) and close every connection.
+   */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** One POST in progress: what to close to abort it. */
+interface Exchange {
+  close(): void;
+}
+
+/**
+ * Check the binding, describe every tool (rejecting with a StartupError when one cannot be
+ * served), then listen. Nothing is spawned before the binding is known to be safe.
+ */
+export async function serveHttp(entries: readonly ToolEntry[], options: HttpOptions): Promise<HttpBridge> {
+  const host = options.host ?? DEFAULT_HOST;
+  try {
+    assertSafeBind(host, options.token !== undefined, 'set TWYLT_MCP_TOKEN or give --token-file FILE');
+  } catch (error) {
+    throw new StartupError((error as Error).message);
+  }
+  const allowOrigins = (options.allowOrigins ?? []).map(normalizeOrigin);
+  const events = options.events ?? stderrEventLog;
+  const tools = await describeTools(entries, { ...options, log: options.log ?? stderrLog });
+  const limiter = new CallLimiter({ maxConcurrent: options.maxConcurrency ?? availableParallelism(), maxQueue: options.maxQueue ?? DEFAULT_MAX_QUEUE });
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const onCall = (record: CallRecord) => events('call', callFields(record, options.logInput ?? false));
+  const mcpLog = (message: string) => events('mcp', { message });
+
+  const exchanges = new Set<Exchange>();
+  /** Requests in progress by `cancelKey`, for `notifications/cancelled`. */
+  const cancellable = new Map<string, Exchange>();
+  let draining = false;
+  let policy: AccessPolicy;
+  let corsOrigins: ReadonlySet<string> = new Set();
+
+  const refuse = (request: IncomingMessage, response: ServerResponse, status: number, code: number, reason: string, headers: Record<string, string> = {}) => {
+    events('refused', { status, reason, method: request.method, path: pathOf(request), remote: request.socket.remoteAddress });
+    sendError(response, status, code, reason, headers);
+  };
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const path = pathOf(request);
+    if (path === HEALTH_PATH) return health(request, response);
+    if (draining) return refuse(request, response, 503, BUSY_ERROR_CODE, 'twylt-mcp is shutting down; the request was not run, retry', { connection: 'close' });
+    const origin = request.headers.origin?.toLowerCase();
+    if (origin !== undefined && corsOrigins.has(origin)) cors(response, origin);
+    if (request.method === 'OPTIONS') {
+      // A browser's preflight carries no token; only its Host and Origin can be checked.
+      const refusal = checkAccess(request, { ...policy, token: undefined });
+      if (refusal || origin === undefined) return refuse(request, response, refusal?.status ?? 403, SERVER_ERROR, refusal?.reason ?? 'a preflight needs an Origin');
+      response.writeHead(204, PREFLIGHT_HEADERS).end();
+      return;
+    }
+    const refusal = checkAccess(request, policy);
+    if (refusal) {
+      const challenge: Record<string, string> = refusal.status === 401 ? { 'www-authenticate': 'Bearer realm="twylt-mcp"' } : {};
+      return refuse(request, response, refusal.status, SERVER_ERROR, refusal.reason, challenge);
+    }
+    if (path !== MCP_PATH) return refuse(request, response, 404, SERVER_ERROR, `nothing at ${path}; MCP is served at ${MCP_PATH}`);
+    // Stateless: there is no session stream to GET and no session to DELETE. MCP clients
+    // try the GET after initializing and take 405 as the answer, so it is not logged.
+    if (request.method !== 'POST') {
+      const reason = `${request.method} is not served: send JSON-RPC messages with POST`;
+      if (request.method === 'GET') return sendError(response, 405, SERVER_ERROR, reason, { allow: 'POST' });
+      return refuse(request, response, 405, SERVER_ERROR, reason, { allow: 'POST' });
+    }
+
+    let body: string;
+    try {
+      body = await readBody(request, maxBodyBytes);
+    } catch (error) {
+      if (!(error instanceof BodyTooLargeError)) throw error;
+      return refuse(request, response, 413, INVALID_REQUEST, error.message, { connection: 'close' });
+    }
+    let message: unknown;
+    try {
+      // A caller's numbers reach the tool as written (2^53 and beyond, 1.0), ADR 0009.
+      message = exactArguments(parseJson(body, 'text'));
+    } catch (error) {
+      return refuse(request, response, 400, PARSE_ERROR, `Parse error: ${(error as Error).message}`);
+    }
+
+    // Gone while its body was read: nothing to answer, and no 'close' is coming to clean up.
+    if (request.socket.destroyed) return;
+    const messages = Array.isArray(message) ? message : [message];
+    const session = request.headers[SESSION_HEADER];
+    for (const cancel of messages.filter((m) => methodOf(m) === 'notifications/cancelled')) {
+      cancellable.get(cancelKey(session, (cancel as { params?: { requestId?: unknown } }).params?.requestId))?.close();
+    }
+    // The correlation id that lets a later cancel find this client's calls; nothing keeps it.
+    if (messages.some((m) => methodOf(m) === 'initialize')) response.setHeader(SESSION_HEADER, randomUUID());
+
+    const server: Server = createServer(tools, { log: mcpLog, limiter, onCall });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const exchange: Exchange = {
+      close: () => {
+        void transport.close();
+        void server.close();
+      },
+    };
+    const keys = typeof session === 'string' ? messages.flatMap((m) => (idOf(m) === undefined ? [] : [cancelKey(session, idOf(m))])) : [];
+    exchanges.add(exchange);
+    for (const key of keys) cancellable.set(key, exchange);
+    // The answer is sent, or the client went away: either way this exchange is over, and
+    // closing it aborts a call still running, which kills the tool's process group.
+    response.once('close', () => {
+      exchanges.delete(exchange);
+      for (const key of keys) if (cancellable.get(key) === exchange) cancellable.delete(key);
+      exchange.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(request, response, message);
+  }
+
+  function health(request: IncomingMessage, response: ServerResponse): void {
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      sendError(response, 405, SERVER_ERROR, `${request.method} is not served at ${HEALTH_PATH}`, { allow: 'GET, HEAD' });
+      return;
+    }
+    const status = draining ? 'draining' : 'ok';
+    response.writeHead(draining ? 503 : 200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+    response.end(JSON.stringify({ status, running: limiter.running, queued: limiter.queued }));
+  }
+
+  const http: NodeHttpServer = createHttpServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      events('error', { message: (error as Error).message, method: request.method, path: pathOf(request) });
+      if (!response.headersSent) sendError(response, 500, SERVER_ERROR, 'internal error');
+      else response.destroy();
+    });
+  });
+  let address: AddressInfo;
+  try {
+    address = await listen(http, host, options.port);
+  } catch (error) {
+    throw new StartupError(`cannot listen on ${hostPort(host, options.port)}: ${(error as Error).message}`);
+  }
+  policy = {
+    hosts: hostsAllowed(host, address.port, options.allowHosts ?? [], options.token !== undefined),
+    origins: allowOrigins,
+    token: options.token,
+  };
+  corsOrigins = new Set(policy.origins);
+
+  let closing: Promise<void> | undefined;
+  let endGrace: (() => void) | undefined;
+  const close = (graceMs = DEFAULT_GRACE_MS): Promise<void> => {
+    // Asked again while draining (a second Ctrl-C): no more grace.
+    if (closing) {
+      if (graceMs === 0) endGrace?.();
+      return closing;
+    }
+    closing = (async () => {
+      draining = true;
+      events('draining', { running: limiter.running, queued: limiter.queued, graceMs });
+      const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
+      http.closeIdleConnections();
+      let timer: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<boolean>((resolve) => {
+        endGrace = () => resolve(false);
+        timer = setTimeout(endGrace, graceMs);
+      });
+      const finished = await Promise.race([allDone(exchanges).then(() => true), graceOver]);
+      clearTimeout(timer);
+      if (!finished) {
+        events('grace_over', { running: limiter.running, queued: limiter.queued });
+        for (const exchange of exchanges) exchange.close();
+        // Aborted calls end once their processes are reaped.
+        await Promise.race([limiter.idle(), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
+      }
+      http.closeAllConnections();
+      await stopped;
+      events('stopped');
+    })();
+    return closing;
+  };
+
+  return { url: `http://${hostPort(host, address.port)}${MCP_PATH}`, address, limiter, close };
+}
+
+/**
+ * Accepted Host values. A list given: those names (a NAME without a port also as itself, the
+ * way a client writes the Host of a default port behind a proxy). Else with a token: any, since
+ * a rebinding page cannot send the token. Else: this server's own names.
+ */
+function hostsAllowed(host: string, port: number, extra: readonly string[], hasToken: boolean): string[] | 'any' {
+  if (extra.length === 0 && hasToken) return 'any';
+  const bare = extra.filter((name) => !/:\d+$/.test(name) || name.endsWith(']')).map((name) => name.toLowerCase());
+  return [...new Set([...hostsFor(host, port, extra), ...bare])];
+}
+
+const PREFLIGHT_HEADERS = {
+  'access-control-allow-methods': 'POST',
+  'access-control-allow-headers': 'authorization, content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id',
+  'access-control-max-age': '600',
+};
+
+function cors(response: ServerResponse, origin: string): void {
+  response.setHeader('access-control-allow-origin', origin);
+  response.setHeader('access-control-expose-headers', 'mcp-session-id');
+  response.setHeader('vary', 'Origin');
+}
+
+function sendError(response: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
+  response.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
+}
+
+function pathOf(request: IncomingMessage): string {
+  try {
+    return new URL(request.url ?? '/', 'http://x').pathname;
+  } catch {
+    return '';
+  }
+}
+
+function methodOf(message: unknown): unknown {
+  return isRecord(message) ? message.method : undefined;
+}
+
+function idOf(message: unknown): unknown {
+  return isRecord(message) && 'method' in message ? message.id : undefined;
+}
+
+/**
+ * A request's identity for cancellation: the client's correlation id (handed out at
+ * initialize, kept by no one) and its JSON-RPC id. Without the first, ids of different
+ * clients collide, so a cancel then only works by closing the connection.
+ */
+function cancelKey(session: string | string[] | undefined, id: unknown): string {
+  return `${String(session)}\n${JSON.stringify(id)}`;
+}
+
+/**
+ * Exact numbers only where a tool reads them: in `params.arguments`. Elsewhere (the id,
+ * `_meta`) the SDK's schemas want plain numbers, so a JsonNumber there is turned back into one.
+ */
+function exactArguments(message: unknown): unknown {
+  if (Array.isArray(message)) return message.map(exactArguments);
+  if (!isRecord(message) || !hasJsonNumber(message)) return message;
+  const params = isRecord(message.params) ? message.params : undefined;
+  const plain = JSON.parse(JSON.stringify(params ? { ...message, params: { ...params, arguments: undefined } } : message)) as Record<string, any>;
+  if (params?.arguments !== undefined) plain.params.arguments = params.arguments;
+  return plain;
+}
+
+function callFields(record: CallRecord, logInput: boolean): Record<string, unknown> {
+  const { input, durationMs, queuedMs, ...rest } = record;
+  const round = (ms: number) => Math.round(ms * 10) / 10;
+  return { ...rest, durationMs: round(durationMs), queuedMs: round(queuedMs), ...(logInput ? { input } : {}) };
+}
+
+/** Resolves once the set of exchanges is empty. */
+async function allDone(exchanges: ReadonlySet<Exchange>): Promise<void> {
+  while (exchanges.size > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
