@@ -107,7 +107,10 @@ describe('the concurrency limit', () => {
         expect(seen.max).toBeLessThanOrEqual(4);
         expect(seen.max).toBe(4);
       }
-      expect(bridge.events().filter((event) => event.event === 'call' && event.outcome === 'ok')).toHaveLength(200);
+      // A log line can reach us after its call's answer.
+      const ok = () => bridge.events().filter((event) => event.event === 'call' && event.outcome === 'ok');
+      await waitFor(() => ok().length >= 200, '200 call log lines');
+      expect(ok()).toHaveLength(200);
       expect(await health(bridge)).toEqual({ status: 'ok', running: 0, queued: 0 });
     } finally {
       await bridge.stop();
@@ -158,7 +161,9 @@ describe('the concurrency limit', () => {
       expect((await first).structuredContent).toMatchObject({ note: 'first' });
       expect((await second).structuredContent).toMatchObject({ note: 'second' });
       expect(lineCount(starts) - described).toBe(2);
-      const outcomes = bridge.events().filter((event) => event.event === 'call').map((event) => event.outcome);
+      const logged = () => bridge.events().filter((event) => event.event === 'call');
+      await waitFor(() => logged().length >= 3, 'three call log lines');
+      const outcomes = logged().map((event) => event.outcome);
       expect(outcomes.sort()).toEqual(['busy', 'ok', 'ok']);
     } finally {
       await bridge.stop();

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HAS_PYTHON, PY_ECHO, SLEEPER, BRIDGE_CLI, bridgeEnv, textOf } from '../support/mcp.js';
+import { HAS_PYTHON, PY_ECHO, SLEEPER, BRIDGE_CLI, bridgeEnv, textOf, waitFor } from '../support/mcp.js';
 import { MCP_HEADERS, lineCount, rawRequest, sseMessages, startHttpBridge, toolsCall, type HttpBridgeProcess } from '../support/mcp-http.js';
 import { example, run } from '../support/process.js';
 import { NO_PYTHON_REASON, noPython, pythonNumbersTool } from '../support/python.js';
@@ -141,7 +141,9 @@ describe('access: token, Origin, Host', () => {
     expect(answer.status).toBe(200);
     expect(sseMessages(answer.body)[0]!.result.structuredContent).toMatchObject({ tag: '' });
     expect(lineCount(sleeperLog)).toBe(before + 1);
-    expect(bridge.events().filter((event) => event.event === 'refused').map((event) => event.status)).toEqual([401, 401, 401, 403]);
+    const refused = () => bridge.events().filter((event) => event.event === 'refused');
+    await waitFor(() => refused().length >= 4, 'four refusal log lines');
+    expect(refused().map((event) => event.status)).toEqual([401, 401, 401, 403]);
   });
 
   it('the SDK client without the token cannot connect; with it, it can', async () => {
@@ -274,11 +276,14 @@ describe('the call log', () => {
       const client = await bridge.connect();
       await client.callTool({ name: 'echo', arguments: { text: 'secret-in-the-input' } });
       await client.callTool({ name: 'echo', arguments: { text: 'secret-in-the-input', loud: true } });
-      const calls = bridge.events().filter((event) => event.event === 'call');
-      expect(calls).toHaveLength(2);
-      expect(calls[0]).toMatchObject({ tool: 'echo', outcome: 'ok', exitCode: 0 });
-      expect(calls[1]).toMatchObject({ tool: 'echo', outcome: 'invalid_arguments', exitCode: null, errorType: 'SchemaMismatchError' });
-      for (const call of calls) {
+      // The answer can arrive before the bridge's stderr line does.
+      const calls = () => bridge.events().filter((event) => event.event === 'call');
+      await waitFor(() => calls().length >= 2, 'two call log lines');
+      expect(calls()).toHaveLength(2);
+      const [first, second] = calls();
+      expect(first).toMatchObject({ tool: 'echo', outcome: 'ok', exitCode: 0 });
+      expect(second).toMatchObject({ tool: 'echo', outcome: 'invalid_arguments', exitCode: null, errorType: 'SchemaMismatchError' });
+      for (const call of [first!, second!]) {
         expect(typeof call.durationMs).toBe('number');
         expect(typeof call.queuedMs).toBe('number');
         expect(Date.parse(call.time)).not.toBeNaN();
@@ -294,6 +299,7 @@ describe('the call log', () => {
     try {
       const client = await bridge.connect();
       await client.callTool({ name: 'echo', arguments: { text: 'logged on purpose' } });
+      await waitFor(() => bridge.events().some((event) => event.event === 'call'), 'the call log line');
       expect(bridge.events().find((event) => event.event === 'call')).toMatchObject({ input: { text: 'logged on purpose' } });
     } finally {
       await bridge.stop();

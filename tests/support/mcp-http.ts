@@ -42,7 +42,8 @@ export async function startHttpBridge(args: readonly string[], env: Record<strin
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
+    // 'close', not 'exit': stderr is read to its end by then, so events() is complete.
+    child.once('close', (code, signal) => resolve({ code, signal })),
   );
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no listening line within 20 s:\n${stderr}`)), 20_000);
