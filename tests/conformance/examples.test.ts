@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConformanceReport } from '../../packages/twylt/src/conformance/index.js';
 import { bundleTool } from '../support/bundle-tool.js';
+import { fixture } from '../support/process.js';
 import { repoRoot, runTwylt } from '../support/twylt-cli.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'twylt-check-examples-'));
@@ -36,6 +37,12 @@ describe('the TypeScript examples', () => {
   it('there are examples to check', () => {
     expect(examples.length).toBeGreaterThan(0);
   });
+
+  it('our runtime passes every check, nothing skipped, on maps, free-form values, Any and an optional model (the Zod twin of the Python shapes tool)', async () => {
+    const { code, report } = await check(fixture('py_shapes_twin'));
+    expect(report.results.filter((r) => r.status !== 'pass').map((r) => `${r.id}: ${r.message}`)).toEqual([]);
+    expect(code).toBe(0);
+  }, 180_000);
 
   for (const example of examples) {
     const name = example.slice(join(repoRoot, 'examples').length + 1);
