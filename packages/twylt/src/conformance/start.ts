@@ -18,10 +18,11 @@ function silentExit(run: Evidence): boolean {
   return failure === undefined && exitCode !== null && stdout.trim() === '' && parseErrorObject(stderr) === undefined;
 }
 
-/** The last lines of what the command said, which is where launchers and interpreters put the reason. */
-function lastWords(stderr: string): string {
-  const lines = stderr.trimEnd().split('\n');
-  return preview(lines.slice(-4).join('\n'));
+/** What the command said about why: its first error line (npm, Node, a Python traceback's last line), else its last lines. */
+function reason(stderr: string): string {
+  const lines = stderr.split('\n').map((line) => line.trimEnd()).filter((line) => line !== '');
+  const at = lines.findIndex((line) => /error/i.test(line) && !/^\s+at /.test(line));
+  return preview((at === -1 ? lines.slice(-3) : lines.slice(at, at + 2)).join('\n'));
 }
 
 /**
@@ -36,6 +37,6 @@ export async function startFailure(command: readonly string[], first: Evidence, 
   if (!silentExit(second)) return undefined;
   return (
     `the command ${JSON.stringify(command.join(' '))} did not start a TWYLT tool: it exited with code ${first.received.exitCode} ` +
-    `(and ${second.received.exitCode} for --version) without a result or an error object; it said: ${lastWords(first.received.stderr)}`
+    `(and ${second.received.exitCode} for --version) without a result or an error object; it said: ${reason(first.received.stderr)}`
   );
 }
