@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConformanceReport } from '../../packages/twylt/src/conformance/index.js';
 import { NO_PYTHON_REASON, fixtures as pythonFixtures, noPython, python } from '../support/python.js';
-import { repoRoot, runTwylt, twyltBin } from '../support/twylt-cli.js';
+import { checkReport, repoRoot, runTwylt, twyltBin } from '../support/twylt-cli.js';
 
 const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'twylt-check-command-')));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -43,16 +43,7 @@ function tsProject(): string {
   return dir;
 }
 
-async function checkJson(command: string[], cwd: string, extra: string[] = [], env: Record<string, string> = {}) {
-  const run = await runTwylt(['check', '--json', ...extra, '--', ...command], { cwd, env });
-  let report: ConformanceReport;
-  try {
-    report = JSON.parse(run.stdout);
-  } catch {
-    throw new Error(`twylt check printed no JSON report (exit ${run.code}): ${run.stderr || run.stdout}`);
-  }
-  return { code: run.code, report, stderr: run.stderr };
-}
+const checkJson = (command: string[], cwd: string, extra: string[] = [], env: Record<string, string> = {}) => checkReport(command, extra, { cwd, env });
 
 const failures = (report: ConformanceReport) => report.results.filter((r) => r.status === 'fail').map((r) => `${r.id}: ${r.message}`);
 const leftovers = (dir: string) => readdirSync(dir).filter((name) => name.startsWith('.twylt-check-'));

@@ -8,22 +8,14 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConformanceReport } from '../../packages/twylt/src/conformance/index.js';
 import { bundleTool } from '../support/bundle-tool.js';
 import { fixture } from '../support/process.js';
-import { repoRoot, runTwylt } from '../support/twylt-cli.js';
+import { checkReport, repoRoot } from '../support/twylt-cli.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'twylt-check-examples-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-async function check(command: string[]): Promise<{ code: number | null; report: ConformanceReport }> {
-  const run = await runTwylt(['check', '--json', '--timeout', '30000', '--', ...command]);
-  try {
-    return { code: run.code, report: JSON.parse(run.stdout) };
-  } catch {
-    throw new Error(`twylt check printed no JSON report (exit ${run.code}): ${run.stderr || run.stdout}`);
-  }
-}
+const check = (command: string[]) => checkReport(command, ['--timeout', '30000']);
 
 describe('the TypeScript examples', () => {
   const examples = readdirSync(join(repoRoot, 'examples'))

@@ -8,21 +8,12 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ConformanceReport } from '../../packages/twylt/src/conformance/index.js';
 import { NO_PYTHON_REASON, noPython, pythonTool } from '../support/python.js';
-import { runTwylt } from '../support/twylt-cli.js';
+import { checkReport, runTwylt } from '../support/twylt-cli.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'twylt-check-test-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-async function check(command: string[], extra: string[] = []): Promise<{ code: number | null; report: ConformanceReport; stderr: string }> {
-  const run = await runTwylt(['check', '--json', ...extra, '--', ...command]);
-  let report: ConformanceReport;
-  try {
-    report = JSON.parse(run.stdout);
-  } catch {
-    throw new Error(`twylt check printed no JSON report (exit ${run.code}): ${run.stderr || run.stdout}`);
-  }
-  return { code: run.code, report, stderr: run.stderr };
-}
+const check = (command: string[], extra: string[] = []) => checkReport(command, extra);
 
 function status(report: ConformanceReport, id: string): string | undefined {
   return report.results.find((result) => result.id === id)?.status;
