@@ -213,6 +213,31 @@ describe('with the dependency installed, the launcher answers as the tool itself
   });
 });
 
+describe('a payload the launcher read', () => {
+  let box: Sandbox;
+  beforeAll(() => {
+    box = sandbox({ fixture: 'parse-counter', twylt: 'link' });
+  });
+  afterAll(() => box?.remove());
+
+  it('is parsed once in the process: the launcher hands the parsed request to the tool (CLI and stdin)', async () => {
+    const launcher = [process.execPath, join(box.dir, 'launcher.mjs')];
+    const payload = JSON.stringify({ marker: 'parse-counter-marker', items: [1, 2, 3] });
+    for (const c of [{ args: [payload] }, { input: payload }, { input: `  ${payload}\n` }]) {
+      const result = await run([...launcher, ...(c.args ?? [])], { cwd: box.dir, input: c.input });
+      expect(result, JSON.stringify(c)).toMatchObject({ code: 0, stderr: '' });
+      expect(JSON.parse(result.stdout), JSON.stringify(c)).toEqual({ parses: 1 });
+    }
+    // A describe request on stdin is answered by the loaded tool from the same parse.
+    const described = await run(launcher, { cwd: box.dir, input: '{"describe": "few_shots", "marker": "parse-counter-marker"}' });
+    expect(described).toMatchObject({ code: 0, stdout: '[]\n', stderr: '' });
+    // Unreadable input still reaches the tool, which reports it itself.
+    const malformed = await run(launcher, { cwd: box.dir, input: '{"marker": "parse-counter-marker"' });
+    expect(malformed.code).toBe(4);
+    expect(errorOf(malformed)).toMatchObject({ type: 'protocol_error', stage: 'transport' });
+  });
+});
+
 describe('requirements the source does not show', () => {
   it('are asked of the tool when it loads, else the default stands in', async () => {
     const computed = join(FIXTURES, 'computed-requirements');
@@ -263,12 +288,12 @@ describe('twylt installed, zod and every other dependency absent', () => {
     const ours = loaded.filter((url) => url.includes('/node_modules/twylt/dist/'));
     expect(ours.some((url) => url.endsWith('/dist/bootstrap/index.js'))).toBe(true); // the trace works
     expect(loaded.some((url) => url.includes('/@babel/parser/'))).toBe(true);
-    // Bootstrap, the protocol constants and the run-loop modules it shares (options, hand-offs, stdin); no runtime, no schemas.
+    // Bootstrap, the protocol constants and the run-loop modules it shares (options, hand-offs, stdin, the payload reader); no runtime, no schemas.
     const modules = loadedSourceModules(ours);
     expect(modules).toContain('bootstrap/run-tool-file.ts'); // the bundle's module markers are read
     const dirs = new Set(modules.map((path) => path.replace(/\/.*/, '')));
     expect([...dirs].sort()).toEqual(['bootstrap', 'protocol', 'tool']);
-    expect(modules.filter((path) => path.startsWith('tool/'))).toEqual(['tool/hooks.ts', 'tool/options.ts', 'tool/stdin.ts']);
+    expect(modules.filter((path) => path.startsWith('tool/'))).toEqual(['tool/hooks.ts', 'tool/options.ts', 'tool/stdin.ts', 'tool/transport.ts']);
     expect(loaded.filter((url) => url.includes('zod') || url.endsWith('/tool.mjs'))).toEqual([]);
   });
 

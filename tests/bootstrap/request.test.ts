@@ -19,15 +19,29 @@ describe('launcher request reading', () => {
   it('a CLI payload describe wins over INPUT_DESCRIBE, and stdin is not read', async () => {
     const input = stdin('{"describe": "brief"}');
     const request = await readRequest(['  {"describe": "requirements", "x": 1}'], { INPUT_DESCRIBE: 'json_spec' }, input);
-    expect(request).toEqual({ mode: 'requirements', errorFormat: 'json', debug: false });
+    expect(request).toEqual({ mode: 'requirements', errorFormat: 'json', debug: false, payload: { source: 'cli', payload: { describe: 'requirements', x: 1 } } });
     expect(input.reads).toBe(0);
   });
 
-  it('stdin is read when there is no CLI payload, and its bytes are kept for the tool', async () => {
+  it('stdin is read when there is no CLI payload; its bytes are kept for the tool, and the payload parsed once for it', async () => {
     const input = stdin('{"describe": "json_spec"}');
     const request = await readRequest(['--debug', 'ignored-arg'], {}, input);
-    expect(request).toEqual({ mode: 'json_spec', errorFormat: 'json', debug: true, stdin: Buffer.from('{"describe": "json_spec"}') });
+    expect(request).toEqual({
+      mode: 'json_spec',
+      errorFormat: 'json',
+      debug: true,
+      stdin: Buffer.from('{"describe": "json_spec"}'),
+      payload: { source: 'stdin', payload: { describe: 'json_spec' } },
+    });
     expect(input.reads).toBe(1);
+  });
+
+  it('parses the payload as the run loop does: what the run loop refuses is left to the tool, with stdin kept', async () => {
+    const deep = `{"a": ${'['.repeat(1001)}${']'.repeat(1001)}}`;
+    for (const text of [deep, '{"describe": "requirements", "n": 1e400}', '{"describe": "requirements"', '[1]']) {
+      const request = await readRequest([], { INPUT_DESCRIBE: 'requirements' }, stdin(text));
+      expect(request, text.slice(0, 40)).toEqual({ mode: null, errorFormat: 'json', debug: false, stdin: Buffer.from(text) });
+    }
   });
 
   it('a TTY stdin is never read; INPUT_DESCRIBE decides', async () => {
@@ -79,7 +93,7 @@ describe('launcher request reading', () => {
 
   it('takes the error format and debug switch as the run loop does', async () => {
     const argv = ['--error-format', 'json', '{"describe": "requirements"}', '--error-format=HUMAN '];
-    expect(await readRequest(argv, {}, stdin(null))).toEqual({ mode: 'requirements', errorFormat: 'human', debug: false });
+    expect(await readRequest(argv, {}, stdin(null))).toMatchObject({ mode: 'requirements', errorFormat: 'human', debug: false });
     expect((await readRequest([], { TWYLT_ERROR_FORMAT: 'Human', TWYLT_DEBUG: 'Yes' }, stdin(null))).errorFormat).toBe('human');
     expect((await readRequest([], { TWYLT_DEBUG: 'on' }, stdin(null))).debug).toBe(true);
     expect((await readRequest([], { TWYLT_DEBUG: '0', TOOLSPEC_DEBUG: '1' }, stdin(null))).debug).toBe(false);

@@ -8,21 +8,14 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConformanceReport } from '../../packages/twylt/src/conformance/index.js';
 import { bundleTool } from '../support/bundle-tool.js';
-import { repoRoot, runTwylt } from '../support/twylt-cli.js';
+import { fixture } from '../support/process.js';
+import { checkReport, repoRoot } from '../support/twylt-cli.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'twylt-check-examples-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-async function check(command: string[]): Promise<{ code: number | null; report: ConformanceReport }> {
-  const run = await runTwylt(['check', '--json', '--timeout', '30000', '--', ...command]);
-  try {
-    return { code: run.code, report: JSON.parse(run.stdout) };
-  } catch {
-    throw new Error(`twylt check printed no JSON report (exit ${run.code}): ${run.stderr || run.stdout}`);
-  }
-}
+const check = (command: string[]) => checkReport(command, ['--timeout', '30000']);
 
 describe('the TypeScript examples', () => {
   const examples = readdirSync(join(repoRoot, 'examples'))
@@ -36,6 +29,12 @@ describe('the TypeScript examples', () => {
   it('there are examples to check', () => {
     expect(examples.length).toBeGreaterThan(0);
   });
+
+  it('our runtime passes every check, nothing skipped, on maps, free-form values, Any and an optional model (the Zod twin of the Python shapes tool)', async () => {
+    const { code, report } = await check(fixture('py_shapes_twin'));
+    expect(report.results.filter((r) => r.status !== 'pass').map((r) => `${r.id}: ${r.message}`)).toEqual([]);
+    expect(code).toBe(0);
+  }, 180_000);
 
   for (const example of examples) {
     const name = example.slice(join(repoRoot, 'examples').length + 1);

@@ -8,21 +8,12 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ConformanceReport } from '../../packages/twylt/src/conformance/index.js';
 import { NO_PYTHON_REASON, noPython, pythonTool } from '../support/python.js';
-import { runTwylt } from '../support/twylt-cli.js';
+import { checkReport, runTwylt } from '../support/twylt-cli.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'twylt-check-test-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-async function check(command: string[], extra: string[] = []): Promise<{ code: number | null; report: ConformanceReport; stderr: string }> {
-  const run = await runTwylt(['check', '--json', ...extra, '--', ...command]);
-  let report: ConformanceReport;
-  try {
-    report = JSON.parse(run.stdout);
-  } catch {
-    throw new Error(`twylt check printed no JSON report (exit ${run.code}): ${run.stderr || run.stdout}`);
-  }
-  return { code: run.code, report, stderr: run.stderr };
-}
+const check = (command: string[], extra: string[] = []) => checkReport(command, extra);
 
 function status(report: ConformanceReport, id: string): string | undefined {
   return report.results.find((result) => result.id === id)?.status;
@@ -40,8 +31,9 @@ describe.skipIf(noPython)(`the foreign Python tool (${noPython ? NO_PYTHON_REASO
     expect(code).toBe(0);
     expect(report.ok).toBe(true);
     expect(report.tool).toEqual({ name: 'py_echo', version: '1.2.0' });
-    // The suite really covered the protocol: nothing skipped on a tool with nested objects and few-shots.
-    expect(report.summary.skip).toBe(0);
+    // The suite really covered the protocol: only the checks of maps and free-form values, which
+    // this contract does not have, are skipped (the shapes tool below has them).
+    expect(report.results.filter((result) => result.status === 'skip').map((result) => result.id)).toEqual(['input.map_entry', 'input.free_form']);
     for (const id of ['json_spec', 'describe.schema.env', 'describe.bad_mode.json', 'service.version', 'transport.stdin_malformed', 'schema.closed',
       'input.unknown_field.nested', 'input.required', 'input.wrong_type', 'input.constraint.times.maximum', 'file.stale_output_removed', 'few_shots.1.run']) {
       expect(status(report, id), id).toBe('pass');
@@ -56,6 +48,27 @@ describe.skipIf(noPython)(`the foreign Python tool (${noPython ? NO_PYTHON_REASO
     expect(xml.match(/<testcase /g)).toHaveLength(report.results.length);
   });
 
+  it('passes every check on a tool with a map, a free-form object in anyOf with null, list[Any], Any and an Optional model, as the reference publishes them', async () => {
+    const { code, report } = await check(pythonTool('shapes'));
+    expect(failed(report)).toEqual([]);
+    expect(code).toBe(0);
+    expect(report.tool).toEqual({ name: 'py_shapes', version: '1.0.0' });
+    expect(report.summary.skip).toBe(0);
+    const message = (id: string) => report.results.find((r) => r.id === id)?.message;
+    expect(message('schema.closed')).toBe('closed on input and output');
+    expect(message('input.wrong_type')).toBe('checked name, headers, items, meta, inner');
+    expect(message('input.unknown_field.nested')).toBe('rejected at inner.__twylt_check_unknown__');
+    expect(message('input.required.nested')).toBe('reported at inner.a');
+    expect(message('input.map_entry')).toBe('null entries reported at headers.__twylt_check_unknown__');
+    expect(message('input.free_form')).toBe('accepted in meta, items, extra');
+    // What was sent: dict_type is demanded at the map and the optional free-form object, model_type at the optional model.
+    const evidence = report.results.find((r) => r.id === 'input.wrong_type')!.evidence;
+    expect(evidence.map((run) => JSON.parse(run.sent.args[0]!))).toEqual([
+      { name: null, headers: null, items: null },
+      { name: {}, headers: [], items: {}, meta: [], inner: [] },
+    ]);
+  });
+
   /** Each broken variant, and checks that must fail on it (by name). */
   const BROKEN: Record<string, { fails: string[]; because: RegExp }> = {
     wrong_exit: { fails: ['transport.cli_malformed', 'input.unknown_field', 'file.missing'], because: /exit code 1, expected/ },
@@ -67,6 +80,12 @@ describe.skipIf(noPython)(`the foreign Python tool (${noPython ? NO_PYTHON_REASO
     stale_output: { fails: ['file.stale_output_removed', 'file.malformed'], because: /output\.json exists after a failure/ },
     bad_few_shot: { fails: ['few_shots.valid', 'few_shots.2.run'], because: /few_shots\[2\]\.input|exit code 2, expected 0/ },
     wrong_format_version: { fails: ['json_spec'], because: /format_version is "1\.7"/ },
+    // The shapes tool's variants (tests/fixtures/python/shapes_tool.py).
+    map_as_model: { fails: ['input.wrong_type'], because: /expected an issue at headers with code dict_type; at headers it reported model_type/ },
+    optional_model_open: { fails: ['input.unknown_field.nested'], because: /exit code 0, expected 2/ },
+    free_form_closed: { fails: ['input.free_form'], because: /the tool's validation rejected them: meta\.__twylt_check_unknown__ unknown_field/ },
+    map_entries_unchecked: { fails: ['input.map_entry'], because: /exit code 0, expected 2/ },
+    open_model_in_optional: { fails: ['schema.closed'], because: /inputSchema\/\$defs\/Inner is an open object/ },
   };
 
   for (const [variant, { fails, because }] of Object.entries(BROKEN)) {
@@ -105,7 +124,7 @@ describe.skipIf(noPython)(`the foreign Python tool (${noPython ? NO_PYTHON_REASO
     expect(run.stdout).toMatch(/^FAIL {2}file\.stale_output_removed +output\.json exists after a failure/m);
     expect(run.stdout).toMatch(/^PASS {2}json_spec /m);
     expect(run.stdout).toMatch(/sent: args \[\], files \{"input\.json":/);
-    expect(run.stdout).toMatch(/\d+ passed, 2 failed, 0 warnings, 0 skipped/);
+    expect(run.stdout).toMatch(/\d+ passed, 2 failed, 0 warnings, 2 skipped/);
     expect(run.stdout).not.toMatch(/\x1b\[/);
   });
 });

@@ -113,3 +113,55 @@ describe.skipIf(!python)('wire parity with a foreign (Python) TWYLT tool' + (pyt
     });
   }
 });
+
+/**
+ * Maps, free-form values, list[Any], Any and an optional model (issue 12): the Python tool
+ * publishes and validates them as a Pydantic model would; our twin is written in Zod.
+ */
+const foreignShapes = ['python3', join(ROOT, 'tests/fixtures/python/shapes_tool.py')];
+const ourShapes = python ? fixture('py_shapes_twin') : [];
+
+const shapeCases: Case[] = [
+  { name: 'success with every shape', args: ['{"name": "bo", "headers": {"A": "1"}, "meta": {"k": [1, null, {"z": true}]}, "items": [1, "x", null, [2]], "extra": {"q": [false]}, "inner": {"a": 3}}'] },
+  { name: 'success with the defaults', input: '{"name": "ada", "headers": {}}' },
+  { name: 'success in file mode, nulls in the optional values', file: '{"name": "c", "headers": {"x": "y"}, "meta": null, "extra": null, "inner": null}' },
+  { name: 'a non-object at a map, a free-form object, a list and a model', args: ['{"name": "a", "headers": 5, "meta": "x", "items": {}, "inner": []}'] },
+  { name: 'null at a required map', args: ['{"name": null, "headers": null}'] },
+  { name: 'a bad map entry, reported at its key', args: ['{"name": "a", "headers": {"ok": "1", "bad": 2, "worse": null}}'] },
+  { name: 'unknown and missing keys inside the optional model', args: ['{"name": "a", "headers": {}, "inner": {"b": 1}}'] },
+  { name: 'unknown top-level keys beside free-form values', args: ['{"name": "a", "headers": {}, "meta": {"any": 1}, "zz": 1}'] },
+  { name: 'a non-object input.json', file: '["name"]' },
+  { name: 'human validation error', args: ['{"headers": []}', '--error-format', 'human'] },
+  ...['brief', 'requirements', 'few_shots'].map((mode) => ({ name: `describe ${mode}`, args: [JSON.stringify({ describe: mode })] })),
+];
+
+/** A published schema as a consumer reads it: references resolved, titles and `$schema` aside, `type: [X, "null"]` as the `anyOf` it means, keys sorted. */
+function readAs(schema: unknown, root: Record<string, unknown> = schema as Record<string, unknown>): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => readAs(item, root));
+  if (typeof schema !== 'object' || schema === null) return schema;
+  let node = schema as Record<string, unknown>;
+  if (typeof node.$ref === 'string') node = (root.$defs as Record<string, Record<string, unknown>>)[node.$ref.split('/').pop()!]!;
+  if (Array.isArray(node.type) && node.type.length === 2 && node.type.includes('null')) {
+    const { type, ...rest } = node;
+    node = { anyOf: [{ type: (type as string[]).find((t) => t !== 'null') }, { type: 'null' }], ...rest };
+  }
+  const entries = Object.entries(node).filter(([key]) => !['title', '$schema', '$defs'].includes(key));
+  const keep = (key: string, value: unknown) => (['default', 'examples', 'const', 'enum', 'required'].includes(key) ? value : readAs(value, root));
+  return Object.fromEntries(entries.sort(([a], [b]) => a.localeCompare(b)).map(([key, value]) => [key, key === 'properties' ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, readAs(v, root)])) : keep(key, value)]));
+}
+
+describe.skipIf(!python)('wire parity on maps and free-form values, with a Zod twin' + (python ? '' : ' [skipped: python3 not found]'), () => {
+  for (const c of shapeCases) {
+    it(c.name, async () => {
+      const [theirs, mine] = await Promise.all([runCase(foreignShapes, c), runCase(ourShapes, c)]);
+      expect(mine).toEqual(theirs);
+    });
+  }
+
+  it('publishes every field as the reference does (read as a consumer reads it)', async () => {
+    const describe = async (command: string[]) => JSON.parse((await run([...command, '{"describe": "schema"}'])).stdout);
+    const [theirs, mine] = await Promise.all([describe(foreignShapes), describe(ourShapes)]);
+    for (const side of ['inputSchema', 'outputSchema']) expect(readAs(mine[side])).toEqual(readAs(theirs[side]));
+    expect(mine.inputSchema.properties.headers).toEqual({ type: 'object', additionalProperties: { type: 'string' }, description: 'Header names and values' });
+  });
+});

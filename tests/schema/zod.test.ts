@@ -210,11 +210,11 @@ describe("the author's schema", () => {
     expect(z.globalRegistry.get(inner.shape.b)).toEqual({ description: 'B' });
   });
 
-  it('closes loose objects too, and keeps a typed catchall as the value schema of extra keys', async () => {
+  it('closes loose objects with declared fields too, and keeps a typed catchall as the value schema of extra keys', async () => {
     expect(await codesOf(z.looseObject({ a: z.string() }), { a: 'x', b: 1 })).toEqual([['b', 'unknown_field']]);
     const withCatchall = z.object({ a: z.string() }).catchall(z.int());
     expect(await codesOf(withCatchall, { a: 'x', b: 1, c: 'y' })).toEqual([['c', 'invalid_integer']]);
-    expect(publishSchema(await adaptSchema(withCatchall, 'input'), {}).additionalProperties).toEqual({ type: 'integer', minimum: -9007199254740991, maximum: 9007199254740991 });
+    expect(publishSchema(await adaptSchema(withCatchall, 'input'), {}).additionalProperties).toEqual({ type: 'integer' });
   });
 });
 

@@ -23,9 +23,10 @@ export const noPython = python === undefined;
 export const NO_PYTHON_REASON = 'python3 (3.8 or newer) is not installed: the foreign-tool tests are skipped';
 
 export const fixtures = fileURLToPath(new URL('../fixtures/python/', import.meta.url));
-/** argv of the hand-written Python tool, or of one of its broken variants. */
+/** argv of a hand-written Python tool: the echo tool, the shapes tool (`'shapes'`), or a broken variant of either. */
 export function pythonTool(variant?: string): string[] {
-  return [python ?? 'python3', variant ? `${fixtures}broken/${variant}.py` : `${fixtures}echo_tool.py`];
+  const file = variant === undefined ? 'echo_tool.py' : variant === 'shapes' ? 'shapes_tool.py' : `broken/${variant}.py`;
+  return [python ?? 'python3', `${fixtures}${file}`];
 }
 
 /** argv of the Python tool that prints numbers as Python writes them (integers beyond 2^53, 1e-07, 1.0). */

@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { ConformanceReport } from '../../packages/twylt/src/conformance/index.js';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 export const twyltBin = fileURLToPath(new URL('../../packages/twylt/dist/cli/main.js', import.meta.url));
@@ -32,3 +33,17 @@ export function runTwylt(args: string[], options: { stdin?: string; env?: Record
 
 /** `node --import <tsx>`: how the repo's TypeScript examples run without a build step. */
 export const tsxNode = [process.execPath, '--import', import.meta.resolve('tsx')];
+
+/** `twylt check --json [options] -- <command>`: the parsed report, or an error saying what was printed instead. */
+export async function checkReport(
+  command: string[],
+  options: string[] = [],
+  run: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<{ code: number | null; report: ConformanceReport; stderr: string }> {
+  const result = await runTwylt(['check', '--json', ...options, '--', ...command], run);
+  try {
+    return { code: result.code, report: JSON.parse(result.stdout), stderr: result.stderr };
+  } catch {
+    throw new Error(`twylt check printed no JSON report (exit ${result.code}): ${result.stderr || result.stdout}`);
+  }
+}

@@ -28,6 +28,8 @@ export function validValue(root: Record<string, any>, schema: Schema = root, dep
   if (s.enum) return fc.constantFrom(...s.enum);
   const alternatives = s.anyOf ?? s.oneOf;
   if (alternatives) return fc.oneof(...alternatives.map((m: Schema) => validValue(root, m, depth + 1)));
+  // `{}` (Any, or z.json()): any JSON value.
+  if (s.type === undefined && !s.properties && !s.allOf && !s.not) return fc.jsonValue({ maxDepth: 2 });
   const types: string[] = Array.isArray(s.type) ? s.type : [s.type ?? 'object'];
   return fc.oneof(...types.map((type) => validOfType(root, s as Record<string, any>, type, depth)));
 }
@@ -75,13 +77,15 @@ function validOfType(root: Record<string, any>, s: Record<string, any>, type: st
         if (depth <= 6 || required.includes(key)) record[key] = validValue(root, sub, depth + 1);
       }
       const fixed = fc.record(record, { requiredKeys: required.filter((k) => k in record) as never[] });
-      const extra = typeof s.additionalProperties === 'object' ? fc.dictionary(fc.string({ maxLength: 5 }).filter((k) => !(k in properties)), validValue(root, s.additionalProperties, depth + 1), { maxKeys: 2 }) : fc.constant({});
+      // A map's entries follow its value schema; a free-form object (`true`) takes any JSON.
+      const values = typeof s.additionalProperties === 'object' ? validValue(root, s.additionalProperties, depth + 1) : s.additionalProperties === true ? fc.jsonValue({ maxDepth: 1 }) : undefined;
+      const extra = values ? fc.dictionary(fc.string({ maxLength: 5 }).filter((k) => !(k in properties)), values, { maxKeys: 2 }) : fc.constant({});
       return fc.tuple(fixed, extra).map(([a, b]) => ({ ...b, ...a }));
     }
   }
 }
 
-const INTERESTING_NUMBERS = [-1001, -1000, -1, 0, 0.5, 1, 3.5, 5, 7, 10, 11, 20, 40, 41, 100, 101, 1000, 1001, 9007199254740992];
+const INTERESTING_NUMBERS = [-1001, -1000, -1, 0, 0.5, 1, 3.5, 5, 7, 10, 11, 20, 40, 41, 100, 101, 1000, 1001, 9007199254740992, 2 ** 60, -(2 ** 60)];
 const INTERESTING_STRINGS = ['', 'a', 'A!', 'fast', 'safe', 'probe', 'cm', 'in', 'x'.repeat(21), 'x'.repeat(41), '😀'.repeat(20), '😀'.repeat(21), 'tag-1'];
 
 /** A JSON value of any kind, small. */

@@ -108,4 +108,10 @@ export const ZodVariety = z.object({
   leaf: Leaf.nullable(),
   tree: Tree.optional(),
   loose: z.looseObject({ a: z.string().optional() }).optional(),
+  // Maps and free-form values (issue 12): declared shapes, not closed models.
+  headers: z.record(z.string(), z.string()).optional(),
+  meta: z.looseObject({}).nullable().optional(),
+  anything: z.json().optional(),
+  list: z.array(z.unknown()).max(3).optional(),
+  count: z.int().optional(),
 });

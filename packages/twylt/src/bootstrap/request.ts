@@ -1,12 +1,15 @@
 /**
  * What a launcher must know before it decides whether to import the tool: the options, the
  * transport and the describe request of PROTOCOL.md section 1, read as the run loop reads
- * them (the option scan is the run loop's own, a pure module). Wherever the run loop would
- * report an error (a bad option value, malformed JSON, an unknown mode...), the answer is
- * "no describe request", so the tool runs and reports it itself.
+ * them (the option scan and the payload parse are the run loop's own). Wherever the run loop
+ * would report an error (a bad option value, malformed JSON, an unknown mode...), the answer
+ * is "no describe request", so the tool runs and reports it itself.
  */
+import { Readable } from 'node:stream';
 import { DESCRIBE_ENV, DESCRIBE_KEY, isDescribeMode, type DescribeMode, type ErrorFormat } from '../protocol/constants.js';
+import { TwyltError } from '../protocol/errors.js';
 import { scanOptions, serviceOption } from '../tool/options.js';
+import { isCliPayload, readRequest as readPayload, type JsonObject, type Request as Payload, type Stdin } from '../tool/transport.js';
 
 type Env = NodeJS.ProcessEnv;
 
@@ -20,8 +23,10 @@ export interface Request {
   mode: DescribeMode | null;
   errorFormat: ErrorFormat;
   debug: boolean;
-  /** The bytes read from stdin, which the tool must be given to read again. */
+  /** The bytes read from stdin, which the tool must be given to read again unless `payload` holds them parsed. */
   stdin?: Buffer;
+  /** The CLI or stdin payload, parsed as the run loop parses it: handed to the tool's run, never parsed twice. */
+  payload?: Payload;
 }
 
 /**
@@ -34,47 +39,32 @@ export async function readRequest(argv: readonly string[], env: Env, stdin: Stdi
   const first = options.rest[0];
   if (options.invalidErrorFormat !== undefined || serviceOption(first)) return request;
 
-  let payload: string | undefined;
-  if (first !== undefined && first.trimStart().startsWith('{')) {
-    payload = first;
-  } else {
-    const bytes = await stdin.read();
-    if (bytes !== null) {
-      request.stdin = bytes;
-      const text = decodeUtf8(bytes);
-      if (text === undefined) return request;
-      if (text.trim() !== '') payload = text;
-    }
+  const bytes = isCliPayload(first) ? null : await stdin.read();
+  if (bytes !== null) request.stdin = bytes;
+  let payload: Payload | null;
+  try {
+    payload = await readPayload(options.rest, () => asStdin(bytes));
+  } catch (error) {
+    if (error instanceof TwyltError) return request; // unreadable input: the tool's own run reports it
+    throw error;
   }
-  request.mode = describeMode(payload, env);
+  if (payload) request.payload = payload;
+  request.mode = describeMode(payload?.payload, env);
   return request;
 }
 
 /**
  * A payload `describe` that is neither null nor "" wins; otherwise a non-empty INPUT_DESCRIBE.
- * null for a payload that is no JSON object, for an unknown mode, and when nothing asks.
+ * null for an unknown mode (the tool reports it), and when nothing asks.
  */
-export function describeMode(payload: string | undefined, env: Env): DescribeMode | null {
-  if (payload !== undefined) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(payload);
-    } catch {
-      return null;
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
-    const value = Object.hasOwn(parsed, DESCRIBE_KEY) ? (parsed as Record<string, unknown>)[DESCRIBE_KEY] : undefined;
-    if (value !== undefined && value !== null && value !== '') return isDescribeMode(value) ? value : null;
-  }
+export function describeMode(payload: JsonObject | undefined, env: Env): DescribeMode | null {
+  const value = payload && Object.hasOwn(payload, DESCRIBE_KEY) ? payload[DESCRIBE_KEY] : undefined;
+  if (value !== undefined && value !== null && value !== '') return isDescribeMode(value) ? value : null;
   const fromEnv = env[DESCRIBE_ENV];
   return fromEnv && isDescribeMode(fromEnv) ? fromEnv : null;
 }
 
-/** Strict UTF-8, as the run loop reads stdin; undefined when invalid (the tool reports it). */
-function decodeUtf8(bytes: Buffer): string | undefined {
-  try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    return undefined;
-  }
+/** The bytes already read, as the stdin the run loop's reader takes (a terminal when there are none). */
+function asStdin(bytes: Buffer | null): Stdin {
+  return Object.assign(Readable.from(bytes === null ? [] : [bytes]), { isTTY: bytes === null });
 }

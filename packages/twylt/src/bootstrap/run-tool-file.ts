@@ -11,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 import { Fault, TwyltError } from '../protocol/errors.js';
 import { formatJson, renderErrorHuman, renderErrorJson } from '../protocol/render.js';
-import { replayStdin } from '../tool/hooks.js';
+import { handOverRequest, replayStdin } from '../tool/hooks.js';
 import { processStdin, readStdin } from '../tool/stdin.js';
 import { defaultRequirements, markToolEntryFile } from './default-requirements.js';
 import { readToolMetadata, type StaticMetadata } from './extract.js';
@@ -28,7 +28,9 @@ export async function runToolFile(file: string | URL): Promise<void> {
   const toolFile = toPath(file);
   const request = await readRequest(process.argv.slice(2), process.env, { read: () => readStdin(processStdin) });
   markToolEntryFile(toolFile);
-  if (request.stdin) replayStdin(request.stdin);
+  // The tool's run takes the payload as parsed here, or else reads the same stdin again.
+  if (request.payload) handOverRequest(request.payload);
+  else if (request.stdin) replayStdin(request.stdin);
 
   try {
     if (request.mode === 'requirements') await answerRequirements(toolFile, request);

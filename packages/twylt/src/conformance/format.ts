@@ -13,7 +13,11 @@ const COLORS: Record<CheckStatus, string> = { pass: '32', fail: '31', warn: '33'
 export function renderTable(report: ConformanceReport, options: TableOptions = {}): string {
   const paint = (status: CheckStatus, text: string) => (options.color ? `\x1b[${COLORS[status]}m${text}\x1b[39m` : text);
   const width = Math.max(...report.results.map((result) => result.id.length));
-  const lines = [`twylt check: ${report.tool ? `${report.tool.name} ${report.tool.version}` : '(no readable json_spec)'} (${report.command.join(' ')})`, ''];
+  const lines = [
+    `twylt check: ${report.tool ? `${report.tool.name} ${report.tool.version}` : '(no readable json_spec)'} (${report.command.join(' ')})`,
+    `each run in a fresh, empty directory inside ${report.runDirectory} (file-mode checks put input.json there; removed afterwards)`,
+    '',
+  ];
   for (const result of report.results) {
     lines.push(`${paint(result.status, result.status.toUpperCase().padEnd(4))}  ${result.id.padEnd(width)}  ${result.message}`);
     if ((options.evidence ?? true) && (result.status === 'fail' || result.status === 'warn')) {

@@ -1,12 +1,14 @@
 /**
  * One observed run of the tool under test, always in a fresh empty directory with stdin
- * closed and a clean protocol environment, so no check can see another's leftovers.
+ * closed and a clean protocol environment, so no check can see another's leftovers. The
+ * directories are made where the suite says (runDirectory), by default inside the user's
+ * own directory, so the command resolves what it needs as it does there.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runProcess } from '../client/process.js';
-import { TwyltClientError } from '../client/errors.js';
+import { SpawnError, TwyltClientError } from '../client/errors.js';
 import { DESCRIBE_ENV, ENV } from '../protocol/constants.js';
 import type { Evidence } from './types.js';
 
@@ -68,6 +70,7 @@ async function probe(settings: ProbeSettings, request: ProbeRequest): Promise<Ev
     } catch (error) {
       if (!(error instanceof TwyltClientError)) throw error;
       Object.assign(evidence.received, { stdout: error.stdout, stderr: error.stderr, failure: error.message });
+      if (error instanceof SpawnError) evidence.received.notStarted = true;
     }
     if (request.read) {
       const files: Record<string, string | null> = {};
@@ -105,6 +108,19 @@ function limiter(concurrency: number) {
   };
 }
 
-export function defaultTmpRoot(): string {
-  return tmpdir();
+/**
+ * The directory the runs' fresh directories go in. By default a new `.twylt-check-*` inside
+ * `cwd` (removed by `remove`), so that a command that looks for its project from its
+ * working directory (npx, `node --import tsx`, uv, a tsconfig.json) finds the user's; the
+ * OS temp dir when `cwd` is not writable. An explicit `tmpRoot` is used as it is.
+ */
+export async function runDirectory(cwd: string, tmpRoot: string | undefined): Promise<{ directory: string; remove(): Promise<void> }> {
+  if (tmpRoot !== undefined) return { directory: tmpRoot, remove: async () => {} };
+  let directory: string;
+  try {
+    directory = await mkdtemp(join(cwd, '.twylt-check-'));
+  } catch {
+    directory = await mkdtemp(join(tmpdir(), 'twylt-check-'));
+  }
+  return { directory, remove: () => rm(directory, { recursive: true, force: true }) };
 }

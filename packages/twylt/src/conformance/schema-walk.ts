@@ -39,6 +39,57 @@ export function isObjectSchema(schema: JsonSchema): boolean {
   return type === 'object' || (Array.isArray(type) && type.includes('object')) || isRecord(schema.properties);
 }
 
+/**
+ * An object without declared fields whose keys are the author's declared intent: a map
+ * (`additionalProperties` a schema: `dict[str, str]`) or a free-form object (`true`, or no
+ * keyword: `dict[str, Any]`). A model is an object with `properties`, or one closed with
+ * `additionalProperties: false` and nothing in it (PROTOCOL.md section 4).
+ */
+export function isMapSchema(schema: JsonSchema): boolean {
+  return isObjectSchema(schema) && !isRecord(schema.properties) && schema.additionalProperties !== false;
+}
+
+/** Keywords that describe and never constrain: a schema with only these is `Any`. */
+const ANNOTATIONS = new Set(['title', 'description', 'default', 'examples', '$comment', 'deprecated', 'readOnly', 'writeOnly']);
+
+/** `{}`: any JSON value (`Any` in the reference). */
+export function isAnySchema(schema: unknown): boolean {
+  return schema === true || (isRecord(schema) && Object.keys(schema).every((key) => ANNOTATIONS.has(key) || key.startsWith('x-')));
+}
+
+/** A free-form value: `Any`, an object of anything (`dict[str, Any]`), or an array of anything (`list[Any]`). */
+export type FreeForm = 'any' | 'object' | 'array';
+
+export function freeFormKind(schema: JsonSchema): FreeForm | undefined {
+  if (isAnySchema(schema)) return 'any';
+  const only = (allowed: string[]) => Object.keys(schema).every((key) => allowed.includes(key) || ANNOTATIONS.has(key) || key.startsWith('x-'));
+  if (schema.type === 'object' && only(['type', 'additionalProperties']) && (schema.additionalProperties === undefined || schema.additionalProperties === true)) return 'object';
+  if (schema.type === 'array' && only(['type', 'items']) && (schema.items === undefined || isAnySchema(schema.items))) return 'array';
+  return undefined;
+}
+
+/**
+ * The schema inside an optional value: the one branch beside `{"type": "null"}` of an
+ * `anyOf`/`oneOf` (`X | None` in the reference), or `type: [X, "null"]` as `type: X`.
+ */
+export function nonNullBranch(schema: JsonSchema, root: JsonSchema): JsonSchema | undefined {
+  for (const key of ['anyOf', 'oneOf'] as const) {
+    const branches = schema[key];
+    if (!Array.isArray(branches) || !branches.some(isNullSchema)) continue;
+    const rest = branches.filter((branch) => !isNullSchema(branch));
+    return rest.length === 1 ? deref(rest[0], root) : undefined;
+  }
+  const type = schema.type;
+  if (Array.isArray(type) && type.length === 2 && type.includes('null')) return { ...schema, type: type.find((t) => t !== 'null') };
+  return undefined;
+}
+
+/** The field's value schema, with an optional's null branch set aside (`nullable` says whether there was one). */
+export function valueSchema(field: Field, root: JsonSchema): { schema: JsonSchema; nullable: boolean } {
+  const inner = nonNullBranch(field.schema, root);
+  return inner ? { schema: inner, nullable: true } : { schema: field.schema, nullable: false };
+}
+
 export function fieldsOf(schema: JsonSchema, root: JsonSchema): Field[] {
   const properties = isRecord(schema.properties) ? schema.properties : {};
   const required = Array.isArray(schema.required) ? schema.required : [];
@@ -195,7 +246,7 @@ export function violations(schema: JsonSchema, root: JsonSchema): Violation[] {
 }
 
 /** The issue code a wrong-typed value must produce, by the field's JSON type. */
-export const WRONG_TYPE_CODES: Record<string, string> = {
+const WRONG_TYPE_CODES: Record<string, string> = {
   integer: 'invalid_integer',
   number: 'invalid_number',
   boolean: 'invalid_boolean',
@@ -204,10 +255,18 @@ export const WRONG_TYPE_CODES: Record<string, string> = {
   array: 'list_type',
 };
 
+/** The code of a wrong type for a schema of one plain type: `dict_type` for a map or free-form object. */
+export function wrongTypeCode(schema: JsonSchema): string | undefined {
+  const type = plainType(schema);
+  if (type === 'object' && isMapSchema(schema)) return 'dict_type';
+  return type === undefined ? undefined : WRONG_TYPE_CODES[type];
+}
+
 /**
- * JSON Pointers of object schemas that are not closed. An object is closed with
- * `additionalProperties: false`; a map (`additionalProperties` a schema) declares its
- * keys by that schema and counts as closed too.
+ * JSON Pointers of object schemas that are not closed. Closed contracts concern models,
+ * objects with declared `properties`: each says `additionalProperties: false`, or gives a
+ * schema to its extra keys. A map or a free-form object (no `properties`) is the author's
+ * declared intent, never open. The root is the tool's input or output: a model either way.
  */
 export function openObjects(schema: unknown): string[] {
   const open: string[] = [];
@@ -215,7 +274,9 @@ export function openObjects(schema: unknown): string[] {
   const visit = (node: unknown, pointer: string) => {
     if (!isRecord(node) || seen.has(node)) return;
     seen.add(node);
-    if (isObjectSchema(node) && node.additionalProperties !== false && !isRecord(node.additionalProperties)) {
+    // The root is the tool's input or output model, with or without fields.
+    const model = isRecord(node.properties) || (pointer === '' && isObjectSchema(node));
+    if (model && node.additionalProperties !== false && !isRecord(node.additionalProperties)) {
       open.push(pointer || '/');
     }
     for (const key of ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'] as const) {

@@ -2,6 +2,7 @@
  * Run the conformance suite against one executable: json_spec first (what it learns
  * shapes the rest), then every other check, runs limited to a few at a time.
  */
+import { isAbsolute, relative } from 'node:path';
 import { resolveCommand } from '../client/command.js';
 import { describeChecks } from './checks/describe.js';
 import { fewShotChecks } from './checks/few-shots.js';
@@ -12,7 +13,8 @@ import { serviceChecks } from './checks/service.js';
 import { specCheck } from './checks/spec.js';
 import { transportChecks } from './checks/transport.js';
 import { CheckRun, skip, type CheckDef, type CheckGroup, type SuiteContext, type Verdict } from './check.js';
-import { createProber, defaultTmpRoot, trimEvidence, type Prober } from './probe.js';
+import { createProber, runDirectory, trimEvidence, type Prober } from './probe.js';
+import { startFailure } from './start.js';
 import type { CheckResult, CheckStatus, ConformanceOptions, ConformanceReport } from './types.js';
 
 /** The check groups, in report order. */
@@ -27,36 +29,63 @@ const NEEDS_MESSAGES = {
 export async function checkTool(command: readonly string[], options: ConformanceOptions = {}): Promise<ConformanceReport> {
   if (command.length === 0) throw new TypeError('checkTool needs a command: a non-empty argv array');
   const started = performance.now();
-  // Every run has its own temporary working directory: relative script paths must not depend on it.
-  const resolved = options.resolvePaths === false ? [...command] : resolveCommand(command);
-  const prober = createProber(
-    {
+  const cwd = options.cwd ?? process.cwd();
+  // Every run has its own working directory: relative script paths must not depend on it.
+  const resolved = options.resolvePaths === false ? [...command] : resolveCommand(command, cwd);
+  const runs = await runDirectory(cwd, options.tmpRoot);
+  try {
+    const prober = createProber(
+      {
+        command: resolved,
+        timeoutMs: options.timeoutMs ?? 15_000,
+        maxOutputBytes: options.maxOutputBytes ?? 4 * 1024 * 1024,
+        tmpRoot: runs.directory,
+        env: options.env ?? {},
+        signal: options.signal,
+      },
+      Math.max(1, options.concurrency ?? 4),
+    );
+    const context: SuiteContext = {};
+    const selected = (check: CheckDef) => !options.only || check.id === specCheck.id || options.only.some((prefix) => check.id.startsWith(prefix));
+
+    const first = await runCheck(specCheck, context, prober);
+    const results: CheckResult[] = [first];
+    // A confirming run belongs to json_spec's evidence.
+    const notStarted = await startFailure(resolved, first.evidence[0]!, async (request) => {
+      const run = await prober(request);
+      first.evidence.push(trimEvidence(run));
+      return run;
+    });
+    if (notStarted) {
+      first.status = 'fail';
+      first.message = notStarted + outsideHint(runs.directory, cwd);
+    } else {
+      const checks = CHECK_GROUPS.flatMap((group) => group(context)).filter(selected);
+      results.push(...(await Promise.all(checks.map((check) => runCheck(check, context, prober)))));
+    }
+
+    const summary: Record<CheckStatus, number> = { pass: 0, fail: 0, warn: 0, skip: 0 };
+    for (const result of results) summary[result.status]++;
+    return {
       command: resolved,
-      timeoutMs: options.timeoutMs ?? 15_000,
-      maxOutputBytes: options.maxOutputBytes ?? 4 * 1024 * 1024,
-      tmpRoot: options.tmpRoot ?? defaultTmpRoot(),
-      env: options.env ?? {},
-      signal: options.signal,
-    },
-    Math.max(1, options.concurrency ?? 4),
-  );
-  const context: SuiteContext = {};
-  const selected = (check: CheckDef) => !options.only || check.id === specCheck.id || options.only.some((prefix) => check.id.startsWith(prefix));
+      ...(context.spec ? { tool: { name: context.spec.name, version: context.spec.version } } : {}),
+      runDirectory: runs.directory,
+      ...(notStarted ? { startFailure: first.message } : {}),
+      results,
+      summary,
+      ok: summary.fail === 0,
+      durationMs: Math.round(performance.now() - started),
+    };
+  } finally {
+    await runs.remove();
+  }
+}
 
-  const results: CheckResult[] = [await runCheck(specCheck, context, prober)];
-  const checks = CHECK_GROUPS.flatMap((group) => group(context)).filter(selected);
-  results.push(...(await Promise.all(checks.map((check) => runCheck(check, context, prober)))));
-
-  const summary: Record<CheckStatus, number> = { pass: 0, fail: 0, warn: 0, skip: 0 };
-  for (const result of results) summary[result.status]++;
-  return {
-    command: resolved,
-    ...(context.spec ? { tool: { name: context.spec.name, version: context.spec.version } } : {}),
-    results,
-    summary,
-    ok: summary.fail === 0,
-    durationMs: Math.round(performance.now() - started),
-  };
+/** Runs made outside the user's directory may be why a command found nothing: say so. */
+function outsideHint(directory: string, cwd: string): string {
+  const inside = relative(cwd, directory);
+  if (inside !== '' && !inside.startsWith('..') && !isAbsolute(inside)) return '';
+  return ` (the runs were made in ${directory}, outside ${cwd}: a command that finds its project from its working directory, such as npx or node --import, finds nothing there)`;
 }
 
 async function runCheck(check: CheckDef, context: SuiteContext, prober: Prober): Promise<CheckResult> {

@@ -21,6 +21,8 @@ export interface Evidence {
     files?: Record<string, string | null>;
     /** Set when the run itself failed: time-out, output too large, could not start. */
     failure?: string;
+    /** The process could not be started at all (not found, not executable). */
+    notStarted?: true;
   };
   durationMs: number;
 }
@@ -39,6 +41,13 @@ export interface ConformanceReport {
   command: string[];
   /** Name and version from the tool's json_spec, when it could be read. */
   tool?: { name: string; version: string };
+  /** The directory in which each run got its own fresh, empty working directory (removed afterwards). */
+  runDirectory: string;
+  /**
+   * Set when the command did not start a TWYLT tool at all (not found, not executable, or it
+   * exited before saying anything in TWYLT): the suite stopped after json_spec, which says why.
+   */
+  startFailure?: string;
   results: CheckResult[];
   summary: Record<CheckStatus, number>;
   /** True when no check failed. */
@@ -51,15 +60,23 @@ export interface ConformanceOptions {
   timeoutMs?: number;
   /** Runs in flight at once (default 4). */
   concurrency?: number;
-  /** Where the fresh working directories are created (default: the OS temp dir). */
+  /**
+   * Where the command is typed (default: the current directory). Relative file arguments are
+   * resolved from here, and each run's fresh directory is made inside a temporary
+   * `.twylt-check-*` directory here, so that a command that finds things through its working
+   * directory (`npx tsx`, `node --import tsx`, `uv run`, a tsconfig.json) finds them as it
+   * does where the user stands. When it is not writable, the OS temp dir is used.
+   */
+  cwd?: string;
+  /** Make the fresh working directories here instead (the OS temp dir, for instance). */
   tmpRoot?: string;
   /** Added to the environment of every run. */
   env?: Record<string, string>;
   /** Limit for stdout and for stderr of each run (default 4 MiB). */
   maxOutputBytes?: number;
   /**
-   * Make arguments that name existing files relative to the current directory absolute,
-   * since every run happens in a fresh temporary directory (default true).
+   * Make arguments that name existing files relative to `cwd` absolute, since every run
+   * happens in a fresh directory of its own (default true).
    */
   resolvePaths?: boolean;
   /** Run only checks whose id starts with one of these prefixes. */

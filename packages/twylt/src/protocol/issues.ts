@@ -18,6 +18,8 @@ export const ISSUE_MESSAGES = {
   invalid_string: 'Expected a string',
   list_type: 'Expected an array',
   model_type: 'Expected an object',
+  /** A map or free-form object (no declared fields): the reference's code and wording. */
+  dict_type: 'Input should be a valid dictionary',
   int_from_float: 'Expected an integer, got a number with a fractional part',
   finite_number: 'Expected a finite number',
   none_required: 'Expected null',

@@ -55,8 +55,12 @@ export const issues = {
   invalidKey: (path: readonly PathSegment[], key: string) => issue(path, 'invalid_key', 'Key not allowed here', key),
   notAllowed: (path: readonly PathSegment[], value: unknown) => issue(path, 'value_error', 'Value not allowed here', value),
   custom: (path: readonly PathSegment[], message: string, value: unknown, code = 'value_error') => issue(path, code, message, value),
-  /** A JSON type mismatch: the code names the expected type (PROTOCOL.md section 4). */
-  type: (path: readonly PathSegment[], expected: JsonType, value: unknown): Issue => {
+  /**
+   * A JSON type mismatch: the code names the expected type (PROTOCOL.md section 4). `map` is
+   * an object without declared fields (a map or a free-form object): `dict_type`, where a
+   * model with fields is `model_type`, as in the reference.
+   */
+  type: (path: readonly PathSegment[], expected: JsonType | 'map', value: unknown): Issue => {
     switch (expected) {
       case 'integer':
         if (typeof value === 'number' && Number.isFinite(value)) return fixedIssue(path, 'int_from_float', value);
@@ -69,6 +73,8 @@ export const issues = {
         return fixedIssue(path, 'invalid_boolean', value);
       case 'object':
         return fixedIssue(path, 'model_type', value);
+      case 'map':
+        return fixedIssue(path, 'dict_type', value);
       case 'array':
         return fixedIssue(path, 'list_type', value);
       case 'null':

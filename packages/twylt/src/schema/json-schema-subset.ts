@@ -33,6 +33,15 @@ export function isObjectSchema(node: Node): boolean {
   return type === 'object' || (Array.isArray(type) && type.includes('object')) || isRecord(node.properties);
 }
 
+/**
+ * An object schema without declared fields whose keys are otherwise allowed: a map
+ * (`additionalProperties` a schema) or a free-form object (`true`). A non-object there is
+ * `dict_type`; `model_type` is for objects with declared fields (PROTOCOL.md section 4).
+ */
+export function isMapSchema(node: Node): boolean {
+  return typeof node === 'object' && !isRecord(node.properties) && node.additionalProperties !== undefined && node.additionalProperties !== false;
+}
+
 /** A copy of `node` with `additionalProperties: false` on every object schema lacking the keyword. */
 export function closeJsonSchema(node: Node): Node {
   if (typeof node !== 'object') return node;
@@ -48,6 +57,16 @@ export function closeJsonSchema(node: Node): Node {
   }
   if (isObjectSchema(node) && !hasOwn(node, 'additionalProperties')) out.additionalProperties = false;
   return out;
+}
+
+/**
+ * `multipleOf` as JSON Schema validators (Ajv among them) compute it: the quotient is an
+ * integer. Plain floating-point division: 0.3 is no multiple of 0.1, and far beyond 2^53 the
+ * quotient is whatever the division rounds to. Both adapters use it, so the runtime and a
+ * consumer reading the published schema agree.
+ */
+export function isMultipleOf(value: number, divisor: number): boolean {
+  return Number.isInteger(value / divisor);
 }
 
 /** Throws a SchemaError when `root` uses what the validator cannot enforce (a keyword outside the subset, a broken `$ref`). */

@@ -12,7 +12,7 @@
 import { fixedIssue, type Issue, type PathSegment } from '../protocol/issues.js';
 import type { JsonSchema, ValidationResult } from './adapter.js';
 import { issues, unionIssues, type JsonType } from './issues.js';
-import { compilePattern, derefSchema, FORMAT_NAMES, hasOwn, isObjectSchema, isRecord, resolveRef, type Node } from './json-schema-subset.js';
+import { compilePattern, derefSchema, FORMAT_NAMES, hasOwn, isMapSchema, isMultipleOf, isObjectSchema, isRecord, resolveRef, type Node } from './json-schema-subset.js';
 
 /** The keywords the validator reads, typed once. */
 interface Keywords {
@@ -146,7 +146,7 @@ export class JsonValidator {
       value = this.check(this.resolve(s.$ref), value, path, out, mode);
       if (out.length > before) return value;
     }
-    if (s.type !== undefined && !this.checkType(s.type, value, path, out)) return value;
+    if (s.type !== undefined && !this.checkType(s.type, isMapSchema(s as JsonSchema), value, path, out)) return value;
     if (hasOwn(s, 'const') && !jsonEqual(s.const, value)) {
       out.push(issues.literal(path, [s.const], value));
       return value;
@@ -174,15 +174,17 @@ export class JsonValidator {
     return scratch.length === 0;
   }
 
-  private checkType(type: JsonType | JsonType[], value: unknown, path: PathSegment[], out: Issue[]): boolean {
+  /** `map`: the object this schema describes has no declared fields (see isMapSchema). */
+  private checkType(type: JsonType | JsonType[], map: boolean, value: unknown, path: PathSegment[], out: Issue[]): boolean {
+    const named = (t: JsonType) => (t === 'object' && map ? 'map' : t);
     if (typeof type === 'string') {
       if (hasType(value, type)) return true;
-      out.push(issues.type(path, type, value));
+      out.push(issues.type(path, named(type), value));
       return false;
     }
     if (type.some((t) => hasType(value, t))) return true;
     const expected = type.filter((t) => t !== 'null' && !(t === 'integer' && type.includes('number')));
-    if (expected.length === 1) out.push(issues.type(path, expected[0], value));
+    if (expected.length === 1) out.push(issues.type(path, named(expected[0]), value));
     else if (expected.length === 0) out.push(issues.type(path, 'null', value));
     else out.push(issues.noUnionMatch(path, value));
     return false;
@@ -194,7 +196,7 @@ export class JsonValidator {
     else if (s.exclusiveMinimum !== undefined && !(value > s.exclusiveMinimum)) out.push(issues.bound(path, 'greater_than', s.exclusiveMinimum, value));
     else if (s.maximum !== undefined && !(value <= s.maximum)) out.push(issues.bound(path, 'less_than_equal', s.maximum, value));
     else if (s.exclusiveMaximum !== undefined && !(value < s.exclusiveMaximum)) out.push(issues.bound(path, 'less_than', s.exclusiveMaximum, value));
-    else if (s.multipleOf !== undefined && !Number.isInteger(value / s.multipleOf)) out.push(issues.multipleOf(path, s.multipleOf, value));
+    else if (s.multipleOf !== undefined && !isMultipleOf(value, s.multipleOf)) out.push(issues.multipleOf(path, s.multipleOf, value));
   }
 
   private checkString(s: Keywords, value: string, path: PathSegment[], out: Issue[]): void {

@@ -12,6 +12,7 @@ import { fixedIssue, type Issue, type PathSegment } from '../protocol/issues.js'
 import type { JsonSchema, SchemaAdapter, SchemaIo, ValidationResult } from './adapter.js';
 import { SchemaError } from './errors.js';
 import { issues, onePerValue, unionIssues, type Bound } from './issues.js';
+import { isMultipleOf } from './json-schema-subset.js';
 
 type Schema = core.$ZodType;
 type Def = core.$ZodTypeDef & Record<string, any>;
@@ -40,6 +41,40 @@ const REFUSED: Record<string, string> = {
   nan: 'NaN is not a JSON value',
   file: 'files are not JSON values',
 };
+
+/**
+ * The closed copy's integer check. Zod's `z.int()` and `.int()` are its "safeint" format: an
+ * integer check plus the bounds ±(2^53 − 1), which `toJSONSchema` publishes as a minimum and
+ * a maximum the author never wrote. The copy keeps the integer check alone, so the published
+ * schema says `"type": "integer"` and nothing more, and the runtime accepts what it says
+ * (ADR 0015). The bag's format is what makes `toJSONSchema` write "integer".
+ */
+const INTEGER = new core.$ZodCheck({ check: 'twylt_integer' as 'number_format' });
+INTEGER._zod.onattach.push((schema) => {
+  schema._zod.bag.format = 'int';
+});
+INTEGER._zod.check = (payload) => {
+  if (!Number.isInteger(payload.value)) payload.issues.push({ code: 'invalid_type', expected: 'int', input: payload.value, inst: INTEGER, continue: false } as core.$ZodRawIssue);
+};
+
+const isSafeIntFormat = (check: core.$ZodCheck): boolean => {
+  const def = check._zod.def as { check?: string; format?: string };
+  return def.check === 'number_format' && def.format === 'safeint';
+};
+
+/**
+ * `.multipleOf()` as published: Zod's own check tolerates a rounding error that grows with
+ * the number (it takes 2^53 for a multiple of 5), so the copy checks what JSON Schema says.
+ */
+function publishedMultipleOf(check: core.$ZodCheck): core.$ZodCheck {
+  const def = check._zod.def as core.$ZodCheckMultipleOfDef<number>;
+  const copy = new core.$ZodCheckMultipleOf(def);
+  copy._zod.check = (payload) => {
+    const value = payload.value as number;
+    if (!isMultipleOf(value, def.value)) payload.issues.push({ origin: 'number', code: 'not_multiple_of', divisor: def.value, input: value, inst: copy, continue: !def.abort });
+  };
+  return copy;
+}
 
 /** Wrappers whose `innerType` is closed in place. */
 const WRAPPERS = new Set(['optional', 'exact_optional', 'nullable', 'default', 'prefault', 'nonoptional', 'readonly']);
@@ -81,16 +116,33 @@ function close(root: Schema): Closed {
       // Recursion in Zod always passes through an object's shape or z.lazy: those copies
       // exist before their children are visited, so a recursive schema meets them again.
       case 'object': {
-        const shape: Record<string, Schema> = {};
-        next.shape = shape; // read lazily by Zod, filled below
         const catchall = def.catchall as Schema | undefined;
         const open = !catchall || ['unknown', 'any'].includes(defOf(catchall).type);
+        // z.looseObject({}): no declared field, any key: a free-form object, published and
+        // checked as a map of anything (`dict[str, Any]` in the reference), not a closed model.
+        if (catchall && open && Object.keys(def.shape).length === 0) return register(freeFormObject(def));
+        const shape: Record<string, Schema> = {};
+        next.shape = shape; // read lazily by Zod, filled below
         next.catchall = open ? new core.$ZodNever({ type: 'never' }) : visit(catchall, `${at}.<additional>`);
         const copy = register(make(schema, next));
         for (const key of Object.keys(def.shape)) shape[key] = visit(def.shape[key], `${at}.${key}`);
         return copy;
       }
+      case 'number': {
+        // z.int() is itself a safeint format check; .int() adds one to the checks.
+        const checks = ((def.checks ?? []) as core.$ZodCheck[]).map((check) =>
+          isSafeIntFormat(check) ? INTEGER : check._zod.def.check === 'multiple_of' ? publishedMultipleOf(check) : check,
+        );
+        if (def.format !== 'safeint') {
+          next.checks = checks;
+          break;
+        }
+        const { format: _format, check: _check, ...rest } = def;
+        return register(new core.$ZodNumber({ ...rest, checks: [INTEGER, ...checks] } as core.$ZodNumberDef));
+      }
       case 'lazy': {
+        // z.json(): any JSON value, which every parsed input already is: published as `{}`.
+        if (isZodJson(schema)) return register(new core.$ZodUnknown({ type: 'unknown' }));
         let inner: Schema | undefined;
         next.getter = () => inner;
         const copy = register(make(schema, next));
@@ -127,6 +179,24 @@ function close(root: Schema): Closed {
   return { root: visit(root, '<root>'), pairs };
 }
 
+/** A free-form object: a record of string keys to the catch-all's values, published `additionalProperties: true`. */
+function freeFormObject(def: Def): Schema {
+  return new core.$ZodRecord({ type: 'record', keyType: new core.$ZodString({ type: 'string' }), valueType: def.catchall as Schema });
+}
+
+/** z.json() is `lazy(() => union([string, number, boolean, null, array(self), record(string, self)]))`. */
+function isZodJson(schema: Schema): boolean {
+  const inner = defOf(schema).getter();
+  if (defOf(inner).type !== 'union') return false;
+  const kinds = (defOf(inner).options as Schema[]).map((option) => {
+    const def = defOf(option);
+    if (def.type === 'array') return def.element === schema ? 'array' : '';
+    if (def.type === 'record') return def.valueType === schema && defOf(def.keyType).type === 'string' && !def.keyType._zod.def.checks?.length ? 'record' : '';
+    return def.checks?.length ? '' : def.type;
+  });
+  return kinds.join() === 'string,number,boolean,null,array,record';
+}
+
 function isObjectLike(schema: Schema): boolean {
   const def = defOf(schema);
   if (def.type === 'object' || def.type === 'record') return true;
@@ -147,7 +217,7 @@ export function adaptZod(schema: Schema, io: SchemaIo): SchemaAdapter {
       if (meta) metadata.add(copy, meta);
     }
     try {
-      return core.toJSONSchema(closed.root, { io, metadata, target: 'draft-2020-12', unrepresentable: 'throw' }) as JsonSchema;
+      return tidyMaps(core.toJSONSchema(closed.root, { io, metadata, target: 'draft-2020-12', unrepresentable: 'throw' })) as JsonSchema;
     } catch (error) {
       throw new SchemaError(`This Zod schema cannot be published as JSON Schema: ${(error as Error).message}`);
     }
@@ -166,6 +236,31 @@ export function adaptZod(schema: Schema, io: SchemaIo): SchemaAdapter {
     },
   };
 }
+
+/** Keywords whose value is a schema, a list of schemas, or a map of names to schemas. */
+const SUBSCHEMA = ['additionalProperties', 'propertyNames', 'items', 'not'];
+const SUBSCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'];
+const SUBSCHEMA_MAPS = ['properties', '$defs', 'patternProperties'];
+
+/**
+ * A Zod record publishes `propertyNames: {"type": "string"}` (every JSON key is a string) and,
+ * for `z.any()`/`z.unknown()` values, `additionalProperties: {}`. Published as the reference
+ * publishes `dict[str, str]` and `dict[str, Any]`: no key schema, `additionalProperties: true`.
+ * Only schema positions are visited, never defaults or examples. Mutates the fresh output.
+ */
+function tidyMaps(node: unknown): unknown {
+  if (typeof node !== 'object' || node === null || Array.isArray(node)) return node;
+  const schema = node as Record<string, unknown>;
+  const bare = (value: unknown, keys: string[]) => isPlain(value) && Object.keys(value).join() === keys.join();
+  if (bare(schema.propertyNames, ['type']) && (schema.propertyNames as Record<string, unknown>).type === 'string') delete schema.propertyNames;
+  if (bare(schema.additionalProperties, [])) schema.additionalProperties = true;
+  for (const key of SUBSCHEMA) tidyMaps(schema[key]);
+  for (const key of SUBSCHEMA_LISTS) if (Array.isArray(schema[key])) (schema[key] as unknown[]).forEach(tidyMaps);
+  for (const key of SUBSCHEMA_MAPS) if (isPlain(schema[key])) Object.values(schema[key] as object).forEach(tidyMaps);
+  return schema;
+}
+
+const isPlain = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 // --- Zod issues to TWYLT issues -------------------------------------------------------------
 
@@ -259,11 +354,10 @@ function formatIssue(iss: RawIssue, path: PathSegment[], value: unknown): Issue 
   }
 }
 
-/** z.int() is a number format; z.number().int() a number with an integer check. */
+/** An integer number schema: its checks left an integer format in its bag (int32, uint32, the closed copy's INTEGER). */
 function isIntegerSchema(schema: Schema): boolean {
-  const def = defOf(schema);
-  const isInt = (format: unknown) => typeof format === 'string' && format.includes('int');
-  return isInt(def.format) || ((def.checks ?? []) as core.$ZodCheck[]).some((check) => isInt((check._zod.def as { format?: unknown }).format));
+  const format = (schema._zod.bag as { format?: unknown }).format;
+  return typeof format === 'string' && format.includes('int');
 }
 
 function typeIssue(path: PathSegment[], expected: string, value: unknown): Issue {
@@ -278,7 +372,7 @@ function typeIssue(path: PathSegment[], expected: string, value: unknown): Issue
     case 'array':
       return issues.type(path, expected, value);
     case 'record':
-      return issues.type(path, 'object', value);
+      return issues.type(path, 'map', value);
     case 'tuple':
       return issues.type(path, 'array', value);
     case 'never':

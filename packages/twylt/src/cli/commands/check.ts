@@ -1,7 +1,6 @@
 /** `twylt check`: the conformance suite, as a table, JSON or JUnit XML. */
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { resolveCommand } from '../../client/command.js';
 import { CLI_EXIT, UsageError, wrappingCommand } from '../command.js';
 import { styleFor } from '../style.js';
 import { parseTimeout } from './describe.js';
@@ -11,25 +10,32 @@ const HELP = `twylt check: check that an executable honours TWYLT 1.8
 Usage:
   twylt check [--json] [--junit FILE] [--timeout MS] [--only PREFIX]... -- <tool command...>
 
-Runs the tool many times, each in a fresh temporary directory with stdin closed, and
+Runs the tool many times, each in a fresh, empty directory with stdin closed, and
 reports every check as PASS, FAIL, WARN or SKIP with the evidence (what was sent, what
-came back). Arguments naming existing files are made absolute first.
+came back). The directories are made inside the current one (.twylt-check-*, removed
+afterwards), so the command runs as typed here: npx, node --import tsx, uv run or a
+tsconfig.json find this project. Arguments naming existing files are made absolute first.
+A command that cannot start (not found, not executable, or it exits before saying
+anything in TWYLT) stops the check after one message.
 
 Options:
   --json           print the report as JSON instead of a table
   --junit FILE     also write the report as JUnit XML to FILE
   --timeout MS     time-out of each run (default 15000)
   --concurrency N  runs at once (default 4)
-  --tmp-root DIR   create the temporary directories inside DIR (default: the OS temp dir)
+  --tmp-root DIR   make the run directories inside DIR instead (e.g. /tmp)
   --only PREFIX    run only the checks whose id starts with PREFIX (repeatable)
   -h, --help       show this help
 
-Exit code: 0 when no check failed (warnings and skips allowed), 1 otherwise, 64 for
-wrong usage.
+Exit code: 0 when no check failed (warnings and skips allowed), 1 otherwise (the tool
+could not start included), 64 for wrong usage, 130 when interrupted.
 
 Example:
   twylt check --junit twylt.xml -- python3 tool.py
 `;
+
+/** 128 + SIGINT, as a shell reports a command ended by Ctrl-C. */
+const INTERRUPTED = 130;
 
 export const command = wrappingCommand({
   name: 'check',
@@ -47,15 +53,33 @@ export const command = wrappingCommand({
       throw new UsageError(`--concurrency takes a positive integer; got "${values.concurrency}"`);
     }
     const { checkTool, renderJunit, renderTable } = await import('../../conformance/index.js');
-    // Relative file arguments are resolved against twylt's own working directory.
-    const report = await checkTool(resolveCommand(tool, io.cwd), {
-      resolvePaths: false,
-      timeoutMs: parseTimeout(values.timeout),
-      concurrency,
-      tmpRoot: values['tmp-root'] === undefined ? undefined : resolve(io.cwd, values['tmp-root']),
-      only: values.only,
-    });
+    // Ctrl-C ends the runs in flight, so that the run directories are removed before exiting.
+    const interrupt = new AbortController();
+    const stop = () => interrupt.abort(new Error('interrupted'));
+    process.once('SIGINT', stop).once('SIGTERM', stop);
+    let report;
+    try {
+      report = await checkTool(tool, {
+        cwd: io.cwd,
+        timeoutMs: parseTimeout(values.timeout),
+        concurrency,
+        tmpRoot: values['tmp-root'] === undefined ? undefined : resolve(io.cwd, values['tmp-root']),
+        only: values.only,
+        signal: interrupt.signal,
+      });
+    } finally {
+      process.off('SIGINT', stop).off('SIGTERM', stop);
+    }
+    if (interrupt.signal.aborted) {
+      io.stderr.write('twylt check: interrupted\n');
+      return INTERRUPTED;
+    }
     if (values.junit) await writeFile(resolve(io.cwd, values.junit), renderJunit(report));
+    if (report.startFailure && !values.json) {
+      // One message, not a table of the same failure.
+      io.stderr.write(`twylt check: ${report.startFailure}\n`);
+      return CLI_EXIT.failed;
+    }
     io.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : renderTable(report, { color: styleFor(io.stdout, io.env).enabled }));
     return report.ok ? CLI_EXIT.ok : CLI_EXIT.failed;
   },

@@ -2,13 +2,18 @@
  * Input validation (PROTOCOL.md section 4), with inputs generated from the published
  * inputSchema. Only values no conforming tool may accept are sent: wrong JSON types such as
  * null or {} (never "5" for an integer: the reference coerces that), unknown keys,
- * missing keys, and values outside declared bounds.
+ * missing keys, and values outside declared bounds. Maps and free-form values are the
+ * author's declared shapes: any key is allowed there, a wrong type is `dict_type`.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { ISSUE_MESSAGES } from '../../protocol/issues.js';
-import { judge, payload, skip, UNKNOWN_KEY, type CheckDef, type CheckGroup, type CheckRun } from '../check.js';
-import { expectError, expectIssue, issuesOf } from '../expect.js';
-import { fieldsOf, isObjectSchema, isRecord, plainType, sample, violations, WRONG_TYPE_CODES, type Field } from '../schema-walk.js';
+import { judge, payload, skip, UNKNOWN_KEY, warn, type CheckDef, type CheckGroup, type CheckRun } from '../check.js';
+import { expectError, expectIssue, expectJsonOutput, issuesOf, runProblems, toolSaid } from '../expect.js';
+import {
+  fieldsOf, freeFormKind, isMapSchema, isObjectSchema, isRecord, plainType, sample, valueSchema, violations, wrongTypeCode,
+  type Field, type FreeForm,
+} from '../schema-walk.js';
+import type { JsonSchema } from '../../client/types.js';
 
 function short(value: unknown): string {
   const text = JSON.stringify(value);
@@ -23,11 +28,55 @@ async function expectInvalid(t: CheckRun, input: unknown, inspect: (issues: Retu
   return verdict.problems;
 }
 
-/** The first top-level field that is a closed object with fields of its own. */
-function nestedField(t: { spec: { inputSchema: Record<string, unknown> } }): Field | undefined {
-  const root = t.spec.inputSchema;
-  return fieldsOf(root, root).find((field) => isObjectSchema(field.schema) && fieldsOf(field.schema, root).length > 0);
+/** A top-level field holding a model with fields of its own, optional (`X | None`) or not. */
+interface Nested {
+  field: Field;
+  model: JsonSchema;
 }
+
+function nestedModels(fields: Field[], root: JsonSchema): Nested[] {
+  return fields.flatMap((field) => {
+    const { schema } = valueSchema(field, root);
+    return isObjectSchema(schema) && fieldsOf(schema, root).length > 0 ? [{ field, model: schema }] : [];
+  });
+}
+
+/** A wrong value for a field, with the code it must give: null for a plain field; for an optional one, the other container. */
+interface WrongType {
+  field: Field;
+  code: string;
+  value: unknown;
+}
+
+function wrongTypes(fields: Field[], root: JsonSchema, round: 'null' | 'non-null'): WrongType[] {
+  return fields.flatMap((field): WrongType[] => {
+    const { schema, nullable } = valueSchema(field, root);
+    const code = wrongTypeCode(schema);
+    if (!code) return [];
+    const object = plainType(schema) === 'object';
+    // null is wrong only where the field is not optional; {} may be a valid object, [] is not.
+    if (round === 'null') return nullable ? [] : [{ field, code, value: null }];
+    return [{ field, code, value: object ? [] : {} }];
+  });
+}
+
+/** A map whose entries have one plain type: `dict[str, str]`. */
+function typedMaps(fields: Field[], root: JsonSchema): Array<{ field: Field; code: string }> {
+  return fields.flatMap((field) => {
+    const { schema } = valueSchema(field, root);
+    const entries = schema.additionalProperties;
+    if (!isMapSchema(schema) || !isRecord(entries) || 'propertyNames' in schema || 'patternProperties' in schema) return [];
+    const code = wrongTypeCode(entries);
+    return code ? [{ field, code }] : [];
+  });
+}
+
+/** Values every free-form shape must take: keys and items of every JSON kind. */
+const FREE_VALUES: Record<FreeForm, unknown> = {
+  any: { [UNKNOWN_KEY]: [1, 'x', null, { deep: true }] },
+  object: { [UNKNOWN_KEY]: [1, 'x', null, { deep: true }], n: 1.5, o: {} },
+  array: [1, 'x', null, { [UNKNOWN_KEY]: [true] }, []],
+};
 
 export const inputChecks: CheckGroup = (context) => {
   const root = context.spec?.inputSchema ?? {};
@@ -55,16 +104,19 @@ export const inputChecks: CheckGroup = (context) => {
     },
     {
       id: 'input.unknown_field.nested',
-      title: 'unknown keys inside a nested object are reported with a dotted path',
+      title: 'unknown keys inside a nested model, optional or not, are reported with a dotted path',
       needs: ['spec', 'base'],
       async run(t) {
-        const field = nestedField(t);
-        if (!field) return skip('the inputSchema has no nested object field');
-        const inner = isRecord(t.base[field.name]) ? (t.base[field.name] as Record<string, unknown>) : sample(field.schema, root);
-        if (!isRecord(inner)) return skip(`could not build a valid value for ${field.name}`);
-        const input = { ...t.base, [field.name]: { ...inner, [UNKNOWN_KEY]: true } };
-        const path = `${field.name}.${UNKNOWN_KEY}`;
-        return judge(await expectInvalid(t, input, (issues) => expectIssue(issues, path, ['unknown_field'], { is: true })), `rejected at ${path}`);
+        const nested = nestedModels(fields, root);
+        if (nested.length === 0) return skip('the inputSchema has no nested object field');
+        const input: Record<string, unknown> = { ...t.base };
+        for (const { field, model } of nested) {
+          const inner = isRecord(t.base[field.name]) ? t.base[field.name] : sample(model, root);
+          if (!isRecord(inner)) return skip(`could not build a valid value for ${field.name}`);
+          input[field.name] = { ...inner, [UNKNOWN_KEY]: true };
+        }
+        const paths = nested.map(({ field }) => `${field.name}.${UNKNOWN_KEY}`);
+        return judge(await expectInvalid(t, input, (issues) => paths.flatMap((path) => expectIssue(issues, path, ['unknown_field'], { is: true }))), `rejected at ${paths.join(', ')}`);
       },
     },
     {
@@ -87,35 +139,71 @@ export const inputChecks: CheckGroup = (context) => {
     },
     {
       id: 'input.required.nested',
-      title: 'a missing field of a nested object is reported with the object as value',
+      title: 'a missing field of a nested model, optional or not, is reported with the object as value',
       needs: ['spec', 'base'],
       async run(t) {
-        const field = nestedField(t);
-        const inner = field && fieldsOf(field.schema, root).find((f) => f.required);
-        if (!field || !inner) return skip('the inputSchema has no nested object with a required field');
-        const path = `${field.name}.${inner.name}`;
-        return judge(await expectInvalid(t, { ...t.base, [field.name]: {} }, (issues) => expectIssue(issues, path, ['required'], { is: {} })), `reported at ${path}`);
+        const nested = nestedModels(fields, root).flatMap(({ field, model }) => {
+          const inner = fieldsOf(model, root).find((f) => f.required);
+          return inner ? [`${field.name}.${inner.name}`] : [];
+        });
+        if (nested.length === 0) return skip('the inputSchema has no nested object with a required field');
+        const input = { ...t.base, ...Object.fromEntries(nested.map((path) => [path.split('.')[0], {}])) };
+        return judge(await expectInvalid(t, input, (issues) => nested.flatMap((path) => expectIssue(issues, path, ['required'], { is: {} }))), `reported at ${nested.join(', ')}`);
       },
     },
     {
       id: 'input.wrong_type',
-      title: 'null and {} where a plain type is expected give that type\'s issue code',
+      title: 'a wrong JSON type gives the type\'s issue code (dict_type at a map or free-form object, model_type at a model), in optional fields too',
       needs: ['spec', 'base'],
       async run(t) {
-        const typed = fields.filter((field) => plainType(field.schema) !== undefined && WRONG_TYPE_CODES[plainType(field.schema)!]);
-        if (typed.length === 0) return skip('no top-level field has a single plain type');
         const problems: string[] = [];
-        for (const wrong of [null, {}]) {
-          // {} may be a valid value for an object field: leave those out of the second round.
-          const targets = typed.filter((field) => !(wrong !== null && plainType(field.schema) === 'object'));
-          const input = { ...t.base, ...Object.fromEntries(targets.map((field) => [field.name, wrong])) };
-          problems.push(
-            ...(await expectInvalid(t, input, (issues) =>
-              targets.flatMap((field) => expectIssue(issues, field.name, [WRONG_TYPE_CODES[plainType(field.schema)!]!], wrong === null ? undefined : { is: wrong })),
-            )).map((p) => `${JSON.stringify(wrong)}: ${p}`),
-          );
+        const checked = new Set<string>();
+        for (const round of ['null', 'non-null'] as const) {
+          const targets = wrongTypes(fields, root, round);
+          if (targets.length === 0) continue;
+          const input = { ...t.base, ...Object.fromEntries(targets.map(({ field, value }) => [field.name, value])) };
+          for (const { field } of targets) checked.add(field.name);
+          const found = await expectInvalid(t, input, (issues) => targets.flatMap(({ field, code, value }) => expectIssue(issues, field.name, [code], { is: value })));
+          problems.push(...found.map((p) => `${round === 'null' ? 'null' : '{} or []'}: ${p}`));
         }
-        return judge(problems, `checked ${typed.map((field) => field.name).join(', ')}`);
+        if (checked.size === 0) return skip('no top-level field has a single plain type');
+        return judge(problems, `checked ${[...checked].join(', ')}`);
+      },
+    },
+    {
+      id: 'input.map_entry',
+      title: 'a wrong entry in a map is reported at its key with the entry type\'s code',
+      needs: ['spec', 'base'],
+      async run(t) {
+        const maps = typedMaps(fields, root);
+        if (maps.length === 0) return skip('the inputSchema has no map field with typed entries');
+        const input = { ...t.base, ...Object.fromEntries(maps.map(({ field }) => [field.name, { [UNKNOWN_KEY]: null }])) };
+        const problems = await expectInvalid(t, input, (issues) => maps.flatMap(({ field, code }) => expectIssue(issues, `${field.name}.${UNKNOWN_KEY}`, [code], { is: null })));
+        return judge(problems, `null entries reported at ${maps.map(({ field }) => `${field.name}.${UNKNOWN_KEY}`).join(', ')}`);
+      },
+    },
+    {
+      id: 'input.free_form',
+      title: 'free-form values (Any, an object or array of anything) take any keys and values',
+      needs: ['spec', 'schemas', 'base'],
+      async run(t) {
+        const free = fields.flatMap((field) => {
+          const kind = freeFormKind(valueSchema(field, root).schema);
+          return kind ? [{ field, value: FREE_VALUES[kind] }] : [];
+        });
+        if (free.length === 0) return skip('the inputSchema has no free-form field');
+        const input = { ...t.base, ...Object.fromEntries(free.map(({ field, value }) => [field.name, value])) };
+        const names = free.map(({ field }) => field.name).join(', ');
+        const invalid = t.context.validateInput!(input);
+        if (invalid.length > 0) return skip(`the inputSchema itself rejects the free-form values: ${invalid.map((item) => `${item.path || '/'} ${item.message}`).join('; ')}`);
+        const run = await t.probe({ args: [payload(input)] });
+        const { exitCode, stderr } = run.received;
+        if (runProblems(run).length === 0 && (exitCode === 5 || exitCode === 6)) {
+          return warn(`exit ${exitCode}: accepted by validation, then the tool failed (the environment may lack what it needs): ${toolSaid(stderr)}`);
+        }
+        const { problems } = expectJsonOutput(run);
+        if (exitCode === 2) problems.push(`the tool's validation rejected them: ${issuesOf(expectError(run, 'inputInvalid').error).map((item) => `${item.path} ${item.code}`).join(', ')}`);
+        return judge(problems, `accepted in ${names}`);
       },
     },
   ];

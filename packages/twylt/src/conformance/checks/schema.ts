@@ -18,7 +18,7 @@ export const schemaChecks: CheckGroup = () => [
   },
   {
     id: 'schema.closed',
-    title: 'every object schema has additionalProperties: false',
+    title: 'every model (an object with declared properties) is closed: additionalProperties false, or a schema for its extra keys',
     needs: ['spec'],
     async run(t) {
       const problems = (['inputSchema', 'outputSchema'] as const).flatMap((key) =>
