@@ -106,7 +106,7 @@ export async function runCall(id: number, call: ParsedCall, signal: AbortSignal)
     const outputIssues = await checkOutput(call.tool, result.text);
     return {
       ...record,
-      durationMs: result.durationMs,
+      durationMs: Math.round(result.durationMs),
       ok: true,
       exitCode: 0,
       output: { text: result.text, pretty: formatJson(result.output) },

@@ -11,7 +11,7 @@ import { FormContext, InputForm, fieldId, type FormEnv } from './Form.js';
 import { HistoryPanel } from './History.js';
 import { fromPlain, isObject, parse, stringify, type Json } from './json.js';
 import { ResultPanel, type Shown } from './Result.js';
-import { fieldOf, initialValue } from './schema.js';
+import { arrange, fieldOf, initialValue } from './schema.js';
 import { ToolHeader, ToolList, type DescribeShown } from './Tools.js';
 
 /** What the user is editing for one tool; kept per tool, so switching tools loses nothing. */
@@ -42,6 +42,12 @@ function startingDraft(tool: ToolInfo): Json {
 function newSession(tool: ToolInfo): Session {
   const draft = startingDraft(tool);
   return { draft, view: 'form', jsonText: stringify(draft), jsonProblem: '', transport: tool.transport, timeout: String(tool.timeoutMs) };
+}
+
+/** A form edit's result, its keys in the schema's order. */
+function ordered(tool: ToolInfo, draft: Json | undefined): Json {
+  const root = tool.spec.inputSchema;
+  return arrange(draft, root, root) ?? {};
 }
 
 /** A session showing `draft` in whichever view it has. */
@@ -87,8 +93,8 @@ export function App() {
   const issues = record && tool && record.tool === tool.name && record.stage === 'input' ? (record.error?.issues ?? []) : [];
   const env: FormEnv | undefined = tool && {
     root: tool.spec.inputSchema,
-    edit: (path: Path, next: Json | undefined) => update(tool, (s) => withDraft(s, (setAt(s.draft, path, next) ?? {}) as Json)),
-    remove: (path: Path) => update(tool, (s) => withDraft(s, (removeAt(s.draft, path) ?? {}) as Json)),
+    edit: (path: Path, next: Json | undefined) => update(tool, (s) => withDraft(s, ordered(tool, setAt(s.draft, path, next)))),
+    remove: (path: Path) => update(tool, (s) => withDraft(s, ordered(tool, removeAt(s.draft, path)))),
     issues,
   };
 

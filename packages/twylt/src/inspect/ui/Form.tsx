@@ -43,7 +43,7 @@ export function InputForm({ value }: { value: Json }) {
   const rootIssues = env.issues.filter((issue) => issue.path === '<root>' || (!/[.[]/.test(issue.path) && !declared.includes(issue.path)));
   return (
     <div class="form-root">
-      {rootIssues.length > 0 && <IssueList issues={rootIssues} />}
+      {rootIssues.length > 0 && <IssueList issues={rootIssues} at="<root>" />}
       <Properties field={field} path={[]} value={value} />
     </div>
   );
@@ -107,7 +107,7 @@ function ObjectView({ field, path, name, value, required }: Omit<FieldProps, 'sc
           + Add {name}
         </button>
       )}
-      {issues.length > 0 && <IssueList issues={issues} />}
+      {issues.length > 0 && <IssueList issues={issues} at={text} />}
     </fieldset>
   );
 }
@@ -144,7 +144,7 @@ function ArrayView({ field, path, name, value, required }: Omit<FieldProps, 'sch
       <button type="button" class="add" aria-label={`Add item to ${text}`} disabled={full} onClick={add}>
         + Add item
       </button>
-      {issues.length > 0 && <IssueList issues={issues} />}
+      {issues.length > 0 && <IssueList issues={issues} at={text} />}
     </fieldset>
   );
 }
@@ -184,7 +184,7 @@ function LeafView({ field, path, name, value, required }: Omit<FieldProps, 'sche
         </p>
       )}
       {field.hints.length > 0 && <p class="hints">{field.hints.join(' · ')}</p>}
-      {issues.length > 0 && <IssueList issues={issues} id={`${id}:issues`} />}
+      {issues.length > 0 && <IssueList issues={issues} id={`${id}:issues`} at={text} />}
     </div>
   );
 }
@@ -193,7 +193,7 @@ function FieldHead({ name, field, required }: { name: string; field: Field; requ
   return (
     <>
       <span class="name">{name}</span>
-      {required && (
+      {required && !name.startsWith('[') && (
         <span class="required" aria-hidden="true" title="required">
           *
         </span>
@@ -227,13 +227,14 @@ function SmallButton({ label, onClick, children }: { label: string; onClick: () 
   );
 }
 
-export function IssueList({ issues, id }: { issues: readonly Issue[]; id?: string }) {
+/** Issues under a field; `at` is that field's path, and an issue deeper in it names its own. */
+export function IssueList({ issues, id, at }: { issues: readonly Issue[]; id?: string; at: string }) {
   return (
     <ul class="issues" id={id}>
       {issues.map((issue, index) => (
         <li key={index}>
+          {issue.path !== at && <code class="issue-path">{issue.path}</code>}
           {issue.message}
-          {issue.path !== '<root>' && !issue.message.includes(issue.path) && <code class="issue-path">{issue.path}</code>}
           <span class="issue-code">{issue.code}</span>
         </li>
       ))}

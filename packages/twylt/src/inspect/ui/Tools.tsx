@@ -6,26 +6,28 @@ import { JsonText } from './JsonText.js';
 export function ToolList({ tools, selected, onSelect, onReload, reloading }: { tools: readonly ToolInfo[]; selected?: string; onSelect(name: string): void; onReload(): void; reloading: boolean }) {
   return (
     <nav class="tools" aria-label="Tools">
-      <div class="panel-head">
-        <h2>Tools</h2>
-        <button type="button" class="small" onClick={onReload} disabled={reloading} title="Describe every tool again">
-          {reloading ? 'Reloading…' : 'Reload'}
-        </button>
+      <div class="tools-inner">
+        <div class="panel-head">
+          <h2>Tools</h2>
+          <button type="button" class="small" onClick={onReload} disabled={reloading} title="Describe every tool again">
+            {reloading ? 'Reloading…' : 'Reload'}
+          </button>
+        </div>
+        <ul>
+          {tools.map((tool) => (
+            <li key={tool.name}>
+              <button type="button" class="tool" aria-current={tool.name === selected ? 'true' : undefined} onClick={() => onSelect(tool.name)}>
+                <span class="tool-name">{tool.name}</span>
+                <span class="tool-version">{tool.spec.version}</span>
+                <span class="tool-description">{tool.spec.description}</span>
+                <span class="tool-format">
+                  TWYLT {tool.spec.format_version} · {tool.spec.requirements?.tool} {tool.spec.requirements?.format}
+                </span>
+              </button>
+            </li>
+          ))}
+        </ul>
       </div>
-      <ul>
-        {tools.map((tool) => (
-          <li key={tool.name}>
-            <button type="button" class="tool" aria-current={tool.name === selected ? 'true' : undefined} onClick={() => onSelect(tool.name)}>
-              <span class="tool-name">{tool.name}</span>
-              <span class="tool-version">{tool.spec.version}</span>
-              <span class="tool-description">{tool.spec.description}</span>
-              <span class="tool-format">
-                TWYLT {tool.spec.format_version} · {tool.spec.requirements?.tool} {tool.spec.requirements?.format}
-              </span>
-            </button>
-          </li>
-        ))}
-      </ul>
     </nav>
   );
 }

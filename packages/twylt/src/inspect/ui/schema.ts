@@ -169,6 +169,29 @@ export function initialValue(field: Field, root: Schema, depth = 0): Json | unde
   return value;
 }
 
+/**
+ * `value` with every object's keys in its schema's order (undeclared keys last), as the form
+ * adds them in any order. Parts already in order are returned as they are, unchanged.
+ */
+export function arrange(value: Json | undefined, schema: Schema, root: Schema, depth = 0): Json | undefined {
+  if (value === undefined || value === null || typeof value !== 'object' || depth > 64) return value;
+  const field = fieldOf(schema, root);
+  if (field.kind === 'array' && Array.isArray(value)) {
+    const items = value.map((item) => arrange(item, field.items, root, depth + 1) ?? null);
+    return items.some((item, i) => item !== value[i]) ? items : value;
+  }
+  if (field.kind !== 'object' || !isObject(value)) return value;
+  const declared = field.properties.filter(([name]) => Object.hasOwn(value, name));
+  const names = declared.map(([name]) => name);
+  const keys = [...names, ...Object.keys(value).filter((key) => !names.includes(key))];
+  const children = new Map(declared.map(([name, sub]) => [name, arrange(value[name], sub, root, depth + 1)!]));
+  const current = Object.keys(value);
+  if (keys.every((key, i) => key === current[i] && (!children.has(key) || children.get(key) === value[key]))) return value;
+  const out: JsonObject = {};
+  for (const key of keys) put(out, key, children.has(key) ? children.get(key)! : value[key]!);
+  return out;
+}
+
 /** Follow local `$ref`s (`#/$defs/...`); keywords beside a `$ref` win over the target's. */
 export function resolve(schema: Schema, root: Schema): Schema {
   let node = schema;
