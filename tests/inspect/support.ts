@@ -27,8 +27,8 @@ export interface Inspect {
 const LINK = /^twylt inspect: (http:\/\/127\.0\.0\.1:(\d+))\/\?token=([\w-]+)$/m;
 
 /** Start `twylt inspect --no-open --port 0 <args>` and wait for its link (30 s at most). */
-export function startInspect(args: string[], env: Record<string, string> = {}): Promise<Inspect> {
-  const child = spawn(process.execPath, [twyltBin, 'inspect', '--no-open', '--port', '0', ...args], {
+export function startInspect(args: string[], env: Record<string, string> = {}, options: { open?: boolean } = {}): Promise<Inspect> {
+  const child = spawn(process.execPath, [twyltBin, 'inspect', ...(options.open ? [] : ['--no-open']), '--port', '0', ...args], {
     cwd: repoRoot,
     env: { ...process.env, NO_COLOR: '1', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
