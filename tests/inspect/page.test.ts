@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { NO_PYTHON_REASON, noPython, pythonTool } from '../support/python.js';
 import { repoRoot } from '../support/twylt-cli.js';
 import { NO_CHROMIUM_REASON, launchChromium, noChromium, startInspect, type Inspect } from './support.js';
@@ -20,6 +20,7 @@ const SCREENSHOTS = process.env.TWYLT_SCREENSHOTS === '1' ? join(repoRoot, 'docs
 let inspect: Inspect;
 let browser: Browser;
 let page: Page;
+const pageErrors: string[] = [];
 
 const field = (path: string) => page.getByLabel(path, { exact: true });
 const result = () => page.getByRole('region', { name: 'Result' });
@@ -71,11 +72,12 @@ describe.skipIf(noChromium)(`the page in Chromium${noChromium ? ` (${NO_CHROMIUM
     inspect = await startInspect(commands.flatMap((command) => ['--', ...command]));
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1440, height: 1000 }, colorScheme: 'light', reducedMotion: 'reduce' });
-    page.on('pageerror', (error) => {
-      throw error;
-    });
+    page.on('pageerror', (error) => pageErrors.push(error.message));
     await page.goto(inspect.url);
   });
+
+  // The page's own scripts must never fail.
+  afterEach(() => expect(pageErrors).toEqual([]));
 
   afterAll(async () => {
     await browser?.close();

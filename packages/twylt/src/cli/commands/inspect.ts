@@ -5,7 +5,7 @@ import { isLoopback } from '../../server/access.js';
 import { DEFAULT_HOST } from '../../server/listen.js';
 import { collectEntries, splitArgv } from '../../toolset/args.js';
 import { ConfigError } from '../../toolset/config.js';
-import { ToolsetError, describeToolset } from '../../toolset/describe.js';
+import { ToolsetError, describeToolset, type DescribedTool } from '../../toolset/describe.js';
 import { DEFAULT_TIMEOUT_MS } from '../../toolset/runner.js';
 import { CLI_EXIT, UsageError, parseOptions, type Command } from '../command.js';
 import { parseTimeout } from './describe.js';
@@ -83,7 +83,7 @@ export const command: Command = {
     const timeoutMs = parseTimeout(values.timeout) ?? DEFAULT_TIMEOUT_MS;
     const say = (line: string) => io.stderr.write(`twylt inspect: ${line}\n`);
 
-    let describe: () => Promise<Awaited<ReturnType<typeof describeToolset>>>;
+    let describe: () => Promise<DescribedTool[]>;
     try {
       const entries = (await collectEntries(configs.map((file) => resolve(io.cwd, file)), split.commands)).map((entry) => ({
         ...entry,
@@ -99,7 +99,7 @@ export const command: Command = {
       }
       throw error;
     }
-    let tools;
+    let tools: DescribedTool[];
     try {
       tools = await describe();
     } catch (error) {

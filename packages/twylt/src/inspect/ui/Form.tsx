@@ -87,18 +87,11 @@ function Properties({ field, path, value }: { field: ObjectField; path: Path; va
 function ObjectView({ field, path, name, value, required }: Omit<FieldProps, 'schema'> & { field: ObjectField }) {
   const env = useContext(FormContext);
   const text = pathText(path);
-  const present = isObject(value);
   const declared = field.properties.map(([key]) => key);
   const issues = env.issues.filter((issue) => issue.path === text || strayChild(issue.path, text, declared));
   return (
-    <fieldset class="group" id={fieldId(text)} aria-label={text} data-path={text}>
-      <legend>
-        <FieldHead name={name} field={field} required={required} />
-        <NullToggle field={field} path={path} value={value} required={required} />
-        {!required && present && <SmallButton label={`Remove ${text}`} onClick={() => env.edit(path, undefined)}>Remove</SmallButton>}
-      </legend>
-      {field.description && <p class="help">{field.description}</p>}
-      {present ? (
+    <Group field={field} path={path} name={name} value={value} required={required} present={isObject(value)} issues={issues}>
+      {isObject(value) ? (
         <div class="group-body">
           <Properties field={field} path={path} value={value} />
         </div>
@@ -107,8 +100,7 @@ function ObjectView({ field, path, name, value, required }: Omit<FieldProps, 'sc
           + Add {name}
         </button>
       )}
-      {issues.length > 0 && <IssueList issues={issues} at={text} />}
-    </fieldset>
+    </Group>
   );
 }
 
@@ -117,17 +109,9 @@ function ArrayView({ field, path, name, value, required }: Omit<FieldProps, 'sch
   const text = pathText(path);
   const items = Array.isArray(value) ? value : [];
   const full = field.maxItems !== undefined && items.length >= field.maxItems;
-  const issues = env.issues.filter((issue) => issue.path === text);
   const add = () => env.edit([...path, items.length], initialValue(fieldOf(field.items, env.root), env.root) ?? null);
   return (
-    <fieldset class="group" id={fieldId(text)} aria-label={text} data-path={text}>
-      <legend>
-        <FieldHead name={name} field={field} required={required} />
-        <NullToggle field={field} path={path} value={value} required={required} />
-        {!required && Array.isArray(value) && <SmallButton label={`Remove ${text}`} onClick={() => env.edit(path, undefined)}>Remove</SmallButton>}
-      </legend>
-      {field.description && <p class="help">{field.description}</p>}
-      {field.hints.length > 0 && <p class="hints">{field.hints.join(' · ')}</p>}
+    <Group field={field} path={path} name={name} value={value} required={required} present={Array.isArray(value)} issues={env.issues.filter((issue) => issue.path === text)}>
       {items.length > 0 && (
         <ol class="items">
           {items.map((item, index) => (
@@ -144,6 +128,28 @@ function ArrayView({ field, path, name, value, required }: Omit<FieldProps, 'sch
       <button type="button" class="add" aria-label={`Add item to ${text}`} disabled={full} onClick={add}>
         + Add item
       </button>
+    </Group>
+  );
+}
+
+/** An object or array: a fieldset named by its path, with its head, help, contents and issues. */
+function Group({ field, path, name, value, required, present, issues, children }: Omit<FieldProps, 'schema'> & { field: Field; present: boolean; issues: readonly Issue[]; children: ComponentChildren }) {
+  const env = useContext(FormContext);
+  const text = pathText(path);
+  return (
+    <fieldset class="group" id={fieldId(text)} aria-label={text} data-path={text}>
+      <legend>
+        <FieldHead name={name} field={field} required={required} />
+        <NullToggle field={field} path={path} value={value} required={required} />
+        {!required && present && (
+          <SmallButton label={`Remove ${text}`} onClick={() => env.edit(path, undefined)}>
+            Remove
+          </SmallButton>
+        )}
+      </legend>
+      {field.description && <p class="help">{field.description}</p>}
+      {field.hints.length > 0 && <p class="hints">{field.hints.join(' · ')}</p>}
+      {children}
       {issues.length > 0 && <IssueList issues={issues} at={text} />}
     </fieldset>
   );

@@ -26,9 +26,7 @@ export function put(target: JsonObject, key: string, value: Json): void {
 /** Parse JSON text; throws a SyntaxError worded by the browser for text that is not JSON. */
 export function parse(text: string): Json {
   JSON.parse(text); // the browser's own check and message
-  const reader = new Reader(text);
-  const value = reader.value();
-  return value;
+  return new Reader(text).value();
 }
 
 /** The JSON text of `value`, indented by `indent` spaces (0: on one line). */
