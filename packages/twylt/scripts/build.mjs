@@ -1,7 +1,9 @@
 /**
  * The package's JavaScript build (ADR 0005): the runtime bundled with esbuild into few files,
  * so a tool call reads a handful of modules instead of one per source file. Declarations come
- * from `tsc --emitDeclarationOnly` (the `build` script runs it after this).
+ * from `tsc --emitDeclarationOnly` (the `build` script runs it after this). Then the page of
+ * `twylt inspect` (ADR 0012): its Preact UI bundled for the browser into dist/inspect/ui/,
+ * beside dist/inspect/server.js, which serves it.
  *
  * Every public entry point, and every module the code loads with `import()`, is an entry
  * point here: it keeps its path under dist/ (the package's exports, the `bin`, and
@@ -19,6 +21,7 @@ const LAZY = [
   'tool/help', 'guardrails/run-hooks', 'bootstrap/default-requirements', 'client/schema-check',
   'cli/commands/describe', 'cli/commands/call', 'cli/commands/build', 'cli/commands/check',
   'build/index', 'build/entry', 'build/load',
+  'cli/commands/inspect', 'inspect/server', 'inspect/browser',
 ];
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -38,5 +41,25 @@ await build({
   packages: 'external',
   // No minification: names are observable (a thrown object's class name becomes
   // `exception.type`), and the tests check them.
+  logLevel: 'warning',
+});
+
+// The inspector's page: one script and one style sheet, Preact included (a devDependency:
+// nothing of it is installed or loaded at run time but these two files).
+await build({
+  absWorkingDir: root,
+  entryPoints: [
+    { in: 'src/inspect/ui/main.tsx', out: 'app' },
+    { in: 'src/inspect/ui/app.css', out: 'app' },
+  ],
+  outdir: 'dist/inspect/ui',
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  target: ['chrome111', 'firefox115', 'safari16.4'],
+  jsx: 'automatic',
+  jsxImportSource: 'preact',
+  minify: true,
+  legalComments: 'none',
   logLevel: 'warning',
 });

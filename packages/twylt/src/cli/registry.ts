@@ -15,4 +15,5 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'call', summary: 'run a tool on one input and print its output', load: async () => (await import('./commands/call.js')).command },
   { name: 'build', summary: 'bundle a tool into one ESM file that runs with plain node', load: async () => (await import('./commands/build.js')).command },
   { name: 'check', summary: 'check that an executable honours TWYLT 1.8 (table, --json, --junit)', load: async () => (await import('./commands/check.js')).command },
+  { name: 'inspect', summary: 'a local web page to try tools: forms from their schemas, calls, history', load: async () => (await import('./commands/inspect.js')).command },
 ];

@@ -1,0 +1,142 @@
+/** `twylt inspect`: a local web page to try TWYLT tools in the browser. */
+import { resolve } from 'node:path';
+import { resolveCommand } from '../../client/command.js';
+import { isLoopback } from '../../server/access.js';
+import { DEFAULT_HOST } from '../../server/listen.js';
+import { collectEntries, splitArgv } from '../../toolset/args.js';
+import { ConfigError } from '../../toolset/config.js';
+import { ToolsetError, describeToolset, type DescribedTool } from '../../toolset/describe.js';
+import { DEFAULT_TIMEOUT_MS } from '../../toolset/runner.js';
+import { CLI_EXIT, UsageError, parseOptions, type Command } from '../command.js';
+import { parseTimeout } from './describe.js';
+
+const HELP = `twylt inspect: try TWYLT tools in the browser
+
+Usage:
+  twylt inspect [--config tools.json]... [--port N] [--host H] [--timeout MS]
+                [--no-open] [-- <tool command...> [-- <tool command...>]...]
+
+Describes every tool, then serves a local page that lists them, builds a form from each
+input schema (or edit the input as JSON), calls the tool over the transport you pick and
+shows exactly what came back: the output, or the error with each issue next to its field,
+the exit code, stage, stderr and duration. The calls of the session are kept in a history,
+each one re-runnable.
+
+The page's link, with its per-run token, is printed on stderr:
+  twylt inspect: http://127.0.0.1:PORT/?token=...
+Only requests with that token, for the server's own Host and from its own page (Origin)
+are served; the page runs only the tools given here, never a command it is sent.
+
+Options:
+  --config FILE   tools from a JSON file, the format twylt-mcp reads:
+                  {"tools": [{"command": [...], "cwd"?, "env"?, "timeoutMs"?,
+                  "maxOutputBytes"?, "name"?, "transport"?}]}; repeatable
+  --port N        the port to listen on (default 0: any free port)
+  --host H        the address to listen on (default ${DEFAULT_HOST}, this machine only;
+                  0.0.0.0 serves every network, still only with the token)
+  --timeout MS    the default time-out of a call, and of describing a tool (default ${DEFAULT_TIMEOUT_MS})
+  --no-open       do not open the page in a browser
+  -h, --help      show this help
+
+Each "--" starts one tool's command, run as an argument list, never through a shell.
+Stop the server with Ctrl-C.
+
+Example:
+  twylt inspect -- python3 tool.py -- node build/examples/probe/tool.js
+  twylt inspect --config tools.json --port 8765 --no-open
+`;
+
+export const command: Command = {
+  name: 'inspect',
+  help: HELP,
+  async run(args, io) {
+    let split: ReturnType<typeof splitArgv>;
+    try {
+      split = splitArgv(args);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    const { values } = parseOptions({
+      args: split.options,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        config: { type: 'string', multiple: true },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        timeout: { type: 'string' },
+        'no-open': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+    if (values.help) {
+      io.stdout.write(HELP);
+      return CLI_EXIT.ok;
+    }
+    const configs = values.config ?? [];
+    if (configs.length === 0 && split.commands.length === 0) {
+      throw new UsageError('no tools given: put "-- <tool command...>" after the options, or use --config FILE');
+    }
+    const port = parsePort(values.port);
+    const host = values.host ?? DEFAULT_HOST;
+    if (host === '') throw new UsageError('--host needs an address, such as 127.0.0.1');
+    const timeoutMs = parseTimeout(values.timeout) ?? DEFAULT_TIMEOUT_MS;
+    const say = (line: string) => io.stderr.write(`twylt inspect: ${line}\n`);
+
+    let describe: () => Promise<DescribedTool[]>;
+    try {
+      const entries = (await collectEntries(configs.map((file) => resolve(io.cwd, file)), split.commands)).map((entry) => ({
+        ...entry,
+        // A file-transport call runs the tool in a fresh directory: its script paths must not be relative.
+        command: resolveCommand(entry.command, entry.cwd ?? io.cwd),
+        cwd: entry.cwd ?? io.cwd,
+      }));
+      describe = () => describeToolset(entries, { timeoutMs, renameHint: 'with "name" in a --config file' });
+    } catch (error) {
+      if (error instanceof ConfigError) {
+        say(error.message);
+        return CLI_EXIT.failed;
+      }
+      throw error;
+    }
+    let tools: DescribedTool[];
+    try {
+      tools = await describe();
+    } catch (error) {
+      if (!(error instanceof ToolsetError)) throw error;
+      say(`cannot start:\n${error.problems.map((problem) => `  ${problem}`).join('\n')}`);
+      return CLI_EXIT.failed;
+    }
+
+    // Loaded only now: the server and its page are of no use to any other command.
+    const [{ startInspector }, { openBrowser }] = await Promise.all([import('../../inspect/server.js'), import('../../inspect/browser.js')]);
+    let inspector;
+    try {
+      inspector = await startInspector({ tools, reload: describe, host, port, defaultTimeoutMs: timeoutMs, log: say });
+    } catch (error) {
+      say(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
+      return CLI_EXIT.failed;
+    }
+    // Listening for the signals before the link is out: whoever reads it may stop the server at once.
+    const stopped = new Promise<NodeJS.Signals>((done) => {
+      process.once('SIGINT', done);
+      process.once('SIGTERM', done);
+    });
+    say(`${tools.length} tool${tools.length === 1 ? '' : 's'}: ${tools.map((tool) => tool.name).join(', ')}`);
+    if (!isLoopback(host)) say(`listening on ${host}: anyone who can reach it and has the link can run these tools`);
+    say(inspector.url);
+    if (!values['no-open']) openBrowser(inspector.url, say);
+
+    const signal = await stopped;
+    await inspector.close();
+    say(`stopped (${signal})`);
+    return CLI_EXIT.ok;
+  },
+};
+
+function parsePort(text: string | undefined): number {
+  if (text === undefined) return 0;
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`--port takes a port number from 0 to 65535 (0: any free port); got "${text}"`);
+  return port;
+}

@@ -1,0 +1,230 @@
+/**
+ * The `twylt inspect` web server: one page and a small JSON API over the tools it was
+ * started with.
+ *
+ * Who gets in (twylt/server's checks, in front of every request): the Host must be one of
+ * the server's own names (no DNS rebinding), an Origin must be the server's own (no other
+ * site's pages), and every request carries the per-run token. The token comes in once, in
+ * the printed link's `?token=` (accepted on the page's address only); the page's response
+ * turns it into an HttpOnly, SameSite=Strict cookie and the page drops it from the address
+ * bar. A POST must also come from the page itself (its Origin, or a Bearer token from a
+ * script) with a JSON body, so no form on another site can start a tool.
+ *
+ * What runs: only the configured tools, named in the request, with the input as JSON in an
+ * argument, on stdin or in input.json; never a command from a request, never a shell.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { TwyltClientError } from '../client/errors.js';
+import { checkAccess, createToken, hostPort, hostsFor, originsFor, tokenMatches, type AccessPolicy } from '../server/access.js';
+import { BodyTooLargeError, readBody } from '../server/body.js';
+import { listen } from '../server/listen.js';
+import { showCommand } from '../toolset/entry.js';
+import { ToolsetError, type DescribedTool } from '../toolset/describe.js';
+import { HttpError, parseCallRequest, parseDescribeRequest, runCall, runDescribe } from './calls.js';
+import { CallHistory } from './history.js';
+import { PAGE, loadAssets, refusalPage } from './page.js';
+import type { ToolInfo, TransportName } from './types.js';
+
+export interface InspectorOptions {
+  tools: readonly DescribedTool[];
+  /** Describe the tools again, for the page's Reload button. */
+  reload: () => Promise<DescribedTool[]>;
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** The time-out of a call whose tool and request set none. */
+  defaultTimeoutMs: number;
+  /** Default: a new random token. */
+  token?: string;
+  /** Where refusals and server errors are reported (one line each). */
+  log?: (line: string) => void;
+}
+
+export interface Inspector {
+  /** The link to open: the page's address with its token. */
+  url: string;
+  /** The address without the token. */
+  origin: string;
+  token: string;
+  port: number;
+  /** Stop listening and kill the tools of calls still running. */
+  close(): Promise<void>;
+}
+
+/** A tool's input may be large (stdin takes any size); a request beyond this is refused (413). */
+export const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
+/** Calls running at once; more are refused (429) rather than queued behind a slow tool. */
+export const MAX_RUNNING_CALLS = 16;
+/** The query parameter of the printed link. */
+export const TOKEN_QUERY = 'token';
+
+const HEADERS = {
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  // The page's address may still hold the token when its files load.
+  'referrer-policy': 'no-referrer',
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+  'cache-control': 'no-store',
+} as const;
+
+export async function startInspector(options: InspectorOptions): Promise<Inspector> {
+  const assets = await loadAssets();
+  const token = options.token ?? createToken();
+  const log = options.log ?? (() => {});
+  const history = new CallHistory();
+  const running = new Set<AbortController>();
+  let tools = byName(options.tools);
+  let access: { hosts: AccessPolicy['hosts']; origins: string[]; cookie: string } | undefined;
+
+  const toolInfo = (tool: DescribedTool): ToolInfo => ({
+    name: tool.name,
+    spec: tool.spec,
+    command: showCommand(tool.runner.entry.command),
+    transport: (tool.runner.entry.transport ?? 'cli') as TransportName,
+    timeoutMs: tool.runner.entry.timeoutMs ?? options.defaultTimeoutMs,
+  });
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (!access) return send(response, 503, 'text/plain', 'starting\n');
+    const url = new URL(request.url ?? '/', 'http://inspect.invalid');
+    const api = url.pathname.startsWith('/api/');
+    const isPage = request.method === 'GET' && url.pathname === '/';
+    const refusal = checkAccess(request, {
+      hosts: access.hosts,
+      // Bound to every interface, the server answers to any name, and its pages' origin is the one asked for.
+      origins: access.hosts === 'any' ? [`http://${request.headers.host ?? ''}`.toLowerCase()] : access.origins,
+      token,
+      tokenCookie: access.cookie,
+      tokenQuery: isPage ? TOKEN_QUERY : undefined,
+    });
+    if (refusal) {
+      log(`refused ${request.method} ${url.pathname}: ${refusal.reason}`);
+      return api ? sendJson(response, refusal.status, { error: refusal.reason }) : send(response, refusal.status, 'text/html; charset=utf-8', refusalPage(refusal.status, refusal.reason));
+    }
+    if (request.method === 'POST') {
+      const wrong = postRefusal(request, token);
+      if (wrong) {
+        log(`refused POST ${url.pathname}: ${wrong.reason}`);
+        return sendJson(response, wrong.status, { error: wrong.reason });
+      }
+    }
+
+    const route = `${request.method} ${url.pathname}`;
+    switch (route) {
+      case 'GET /':
+        return send(response, 200, 'text/html; charset=utf-8', PAGE, {
+          'set-cookie': `${access.cookie}=${token}; HttpOnly; SameSite=Strict; Path=/`,
+        });
+      case 'GET /ui/app.js':
+      case 'GET /ui/app.css': {
+        const asset = assets.get(url.pathname.slice('/ui/'.length))!;
+        return send(response, 200, asset.type, asset.body);
+      }
+      case 'GET /api/tools':
+        return sendJson(response, 200, { tools: [...tools.values()].map(toolInfo) });
+      case 'GET /api/history':
+        return sendJson(response, 200, { calls: history.list() });
+      case 'POST /api/call': {
+        const call = parseCallRequest(await readBody(request, MAX_REQUEST_BYTES), tools, options.defaultTimeoutMs);
+        if (running.size >= MAX_RUNNING_CALLS) throw new HttpError(429, `${MAX_RUNNING_CALLS} calls are running already; wait for one to finish`);
+        const controller = new AbortController();
+        // The page gave up (Cancel, closed tab): kill the tool.
+        response.on('close', () => {
+          if (!response.writableFinished) controller.abort();
+        });
+        running.add(controller);
+        try {
+          const record = await runCall(history.nextId(), call, controller.signal);
+          history.add(record);
+          return sendJson(response, 200, record);
+        } finally {
+          running.delete(controller);
+        }
+      }
+      case 'POST /api/describe': {
+        const { tool, mode } = parseDescribeRequest(await readBody(request, MAX_REQUEST_BYTES), tools);
+        try {
+          return sendJson(response, 200, await runDescribe(tool, mode));
+        } catch (error) {
+          if (error instanceof TwyltClientError) throw new HttpError(502, `describe ${mode} failed: ${error.message}`);
+          throw error;
+        }
+      }
+      case 'POST /api/reload': {
+        await readBody(request, MAX_REQUEST_BYTES);
+        try {
+          tools = byName(await options.reload());
+        } catch (error) {
+          if (error instanceof ToolsetError) throw new HttpError(502, `the tools could not be described again; the page keeps the earlier descriptions:\n${error.message}`);
+          throw error;
+        }
+        return sendJson(response, 200, { tools: [...tools.values()].map(toolInfo) });
+      }
+    }
+    const known = ['/', '/ui/app.js', '/ui/app.css', '/api/tools', '/api/history', '/api/call', '/api/describe', '/api/reload'];
+    if (known.includes(url.pathname)) throw new HttpError(405, `${request.method} is not allowed on ${url.pathname}`);
+    throw new HttpError(404, `nothing at ${url.pathname}`);
+  }
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      if (error instanceof BodyTooLargeError) return sendJson(response, 413, { error: error.message });
+      if (error instanceof HttpError) return sendJson(response, error.status, { error: error.message });
+      log(`error in ${request.method} ${request.url?.split('?')[0]}: ${(error as Error)?.stack ?? String(error)}`);
+      if (!response.headersSent) sendJson(response, 500, { error: `internal error: ${(error as Error)?.message ?? String(error)}` });
+      else response.destroy();
+    });
+  });
+  const address = await listen(server, options.host, options.port);
+  const wildcard = options.host === '0.0.0.0' || options.host === '::';
+  const names = hostsFor(options.host, address.port);
+  // Cookies are not kept apart by port: one name per port lets two inspectors run side by side.
+  access = { hosts: wildcard ? 'any' : names, origins: wildcard ? [] : originsFor(names), cookie: `twylt_inspect_${address.port}` };
+  const origin = `http://${hostPort(wildcard ? '127.0.0.1' : options.host, address.port)}`;
+
+  return {
+    url: `${origin}/?${TOKEN_QUERY}=${token}`,
+    origin,
+    token,
+    port: address.port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const controller of running) controller.abort();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/**
+ * A POST must come from the page (its Origin, already checked against the server's own) or
+ * from a script with the token in Authorization; and carry JSON, which no HTML form can send.
+ */
+function postRefusal(request: IncomingMessage, token: string): { status: number; reason: string } | undefined {
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
+  if (request.headers.origin === undefined && !tokenMatches(bearer, token)) {
+    return { status: 403, reason: 'a POST must come from the inspector page (an Origin header) or carry the token in Authorization' };
+  }
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin') return { status: 403, reason: `a POST from ${site} is not allowed` };
+  if (!/^application\/json\s*(;|$)/i.test(request.headers['content-type'] ?? '')) {
+    return { status: 415, reason: 'the body must be JSON (Content-Type: application/json)' };
+  }
+  return undefined;
+}
+
+function byName(tools: readonly DescribedTool[]): Map<string, DescribedTool> {
+  return new Map(tools.map((tool) => [tool.name, tool]));
+}
+
+function send(response: ServerResponse, status: number, type: string, body: string | Buffer, extra: Record<string, string> = {}): void {
+  response.writeHead(status, { ...HEADERS, 'content-type': type, 'content-length': Buffer.byteLength(body), ...extra });
+  response.end(body);
+}
+
+function sendJson(response: ServerResponse, status: number, value: unknown): void {
+  send(response, status, 'application/json; charset=utf-8', JSON.stringify(value));
+}
