@@ -81,6 +81,15 @@ describe('describing a tool set', () => {
     expect(output).toEqual({ echo: 'hihi', length: 4, scale: 1 });
   });
 
+  it.skipIf(noPython)(`runs a relative script from the entry’s cwd over every transport, file mode too (${noPython ? NO_PYTHON_REASON : 'python3'})`, async () => {
+    const [python] = pythonTool();
+    for (const transport of ['cli', 'stdin', 'file'] as const) {
+      const [tool] = await describeToolset([{ command: [python!, 'tests/fixtures/python/echo_tool.py'], cwd: ROOT, transport }]);
+      const result = await tool!.runner.call({ text: 'rel' });
+      expect([result.transport, result.output]).toEqual([transport, { echo: 'rel', length: 3, scale: 1 }]);
+    }
+  });
+
   it('names every tool that cannot be served, by its command', async () => {
     const error = await describeToolset([{ command: ECHO }, { command: ['/nonexistent/tool'] }, { command: ECHO }, { command: SLEEPER, name: 'bad name' }], {
       checkName: (name) => (/^\w+$/.test(name) ? undefined : 'only letters, digits and _ are allowed'),

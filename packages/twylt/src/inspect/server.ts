@@ -82,7 +82,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
   const toolInfo = (tool: DescribedTool): ToolInfo => ({
     name: tool.name,
     spec: tool.spec,
-    command: showCommand(tool.runner.entry.command),
+    command: showCommand(tool.runner.client.command),
     transport: (tool.runner.entry.transport ?? 'cli') as TransportName,
     timeoutMs: tool.runner.entry.timeoutMs ?? options.defaultTimeoutMs,
   });

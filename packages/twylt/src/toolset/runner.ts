@@ -3,6 +3,7 @@
  * (environment, defaults, transport choice, checks against the published schemas).
  */
 import { TwyltClient, type CallResult } from '../client/client.js';
+import { resolveCommand } from '../client/command.js';
 import type { NumberFidelity } from '../client/json.js';
 import type { ToolSpec, Transport } from '../client/types.js';
 import type { ToolEntry } from './entry.js';
@@ -41,7 +42,9 @@ export interface ToolRunner {
 }
 
 export function createRunner(entry: ToolEntry, defaults: RunnerDefaults = {}, spec?: ToolSpec): ToolRunner {
-  const client = new TwyltClient(entry.command, {
+  // A file-transport call runs the tool in a fresh directory: a relative script path must
+  // not depend on it. What a command finds through PATH is left alone.
+  const client = new TwyltClient(resolveCommand(entry.command, entry.cwd ?? process.cwd()), {
     cwd: entry.cwd,
     env: {
       ...entry.env,

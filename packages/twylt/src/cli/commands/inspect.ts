@@ -1,6 +1,5 @@
 /** `twylt inspect`: a local web page to try TWYLT tools in the browser. */
 import { resolve } from 'node:path';
-import { resolveCommand } from '../../client/command.js';
 import { isLoopback } from '../../server/access.js';
 import { DEFAULT_HOST } from '../../server/listen.js';
 import { collectEntries, splitArgv } from '../../toolset/args.js';
@@ -87,8 +86,6 @@ export const command: Command = {
     try {
       const entries = (await collectEntries(configs.map((file) => resolve(io.cwd, file)), split.commands)).map((entry) => ({
         ...entry,
-        // A file-transport call runs the tool in a fresh directory: its script paths must not be relative.
-        command: resolveCommand(entry.command, entry.cwd ?? io.cwd),
         cwd: entry.cwd ?? io.cwd,
       }));
       describe = () => describeToolset(entries, { timeoutMs, renameHint: 'with "name" in a --config file' });
