@@ -109,7 +109,10 @@ describe('tools/call', () => {
   it('refuses arguments with a describe key, which the tool would take for a describe request', async () => {
     const result = await call('sleeper', { action: 'wait', describe: 'json_spec' });
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toContain('must not contain "describe"');
+    expect(textOf(result)).toBe(
+      'Invalid arguments for "sleeper" (checked against its inputSchema; the tool was not run). Correct them and call it again:\n' +
+        '- /describe: is reserved by TWYLT for describe requests',
+    );
   });
 
   it('passes an input too big for a command-line argument on stdin', async () => {
@@ -122,7 +125,7 @@ describe('tools/call', () => {
   it('kills a tool that writes more than its output limit', async () => {
     const result = await call('echo_small', { text: 'y'.repeat(2 * SMALL_OUTPUT_BYTES) });
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toContain(`wrote more than ${SMALL_OUTPUT_BYTES} bytes to stdout`);
+    expect(textOf(result)).toBe(`"echo_small" wrote more than ${SMALL_OUTPUT_BYTES} bytes to its stdout and was stopped.`);
   });
 
   it.skipIf(!HAS_PYTHON)('rejects invalid input for the Python tool too (skipped when python3 is missing)', async () => {
@@ -131,10 +134,12 @@ describe('tools/call', () => {
     expect(textOf(result)).toContain('misses required property "text"');
   });
 
-  it("turns a business failure into an isError result carrying the tool's error object", async () => {
+  it("turns a business failure into an isError result: the tool's message for the model, then its error object", async () => {
     const result = await call('sleeper', { action: 'fail' });
     expect(result.isError).toBe(true);
-    expect(JSON.parse(textOf(result))).toEqual({
+    const [message, object] = result.content as Array<{ type: string; text: string }>;
+    expect(message).toEqual({ type: 'text', text: '"sleeper" failed: RuntimeError: failed on request' });
+    expect(JSON.parse(object!.text)).toEqual({
       error: {
         type: 'execution_error',
         source: 'tool',
@@ -148,7 +153,7 @@ describe('tools/call', () => {
   it.skipIf(!HAS_PYTHON)('carries the Python tool’s business failure too (skipped when python3 is missing)', async () => {
     const result = await call('py_echo', { text: 'x', path: '/nonexistent/twylt-mcp.txt' });
     expect(result.isError).toBe(true);
-    const { error } = JSON.parse(textOf(result));
+    const { error } = JSON.parse((result.content as Array<{ text: string }>)[1]!.text);
     expect(error).toMatchObject({ type: 'execution_error', stage: 'biz', exception: { type: 'FileNotFoundError' } });
   });
 

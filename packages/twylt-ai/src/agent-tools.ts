@@ -6,10 +6,10 @@
  * for LangChain.js or the OpenAI Agents SDK (docs/ai-sdk.md).
  */
 import { parseJson, schemaValidator, type JsonSchema, type SchemaIssue, type ToolSpec } from 'twylt/client';
-import { DESCRIBE_KEY } from 'twylt/protocol';
 import {
   ToolsetError,
   describeToolset,
+  invalidArguments,
   showCommand,
   toEntry,
   type DescribedTool,
@@ -18,7 +18,7 @@ import {
   type ToolEntryLike,
   type ToolRunner,
 } from 'twylt/toolset';
-import { callFailure, invalidArguments } from './failure.js';
+import { TwyltCallError, callFailure } from './error.js';
 
 /** Tool names as OpenAI and Anthropic accept them (Google also wants a letter or "_" first). */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -115,11 +115,8 @@ function agentTool({ name, spec, runner }: DescribedTool, check: (value: unknown
     runner,
     check,
     async run(input, options = {}) {
-      // A TWYLT input is a JSON object, and never one that would make the call a describe request.
-      if (!isRecord(input)) throw invalidArguments(name, [{ path: '', message: 'must be a JSON object', keyword: 'type' }]);
-      if (Object.hasOwn(input, DESCRIBE_KEY)) {
-        throw invalidArguments(name, [{ path: `/${DESCRIBE_KEY}`, message: 'is reserved by TWYLT for describe requests', keyword: 'not' }]);
-      }
+      // A TWYLT input is a JSON object (the runner refuses one that would be a describe request).
+      if (!isRecord(input)) throw new TwyltCallError(name, invalidArguments(name, [{ path: '', message: 'must be a JSON object', keyword: 'type' }]));
       try {
         const result = await runner.call(input, { signal: options.signal });
         // Parsed once more with every number's spelling kept (1.0, 1e-07), for the model.

@@ -16,7 +16,7 @@
 import { jsonSchema, type JSONSchema7, type Tool, type ToolExecutionOptions } from 'ai';
 import type { ToolEntryLike } from 'twylt/toolset';
 import { agentTools, type AgentTool, type AgentToolsOptions } from './agent-tools.js';
-import { issueLines } from './failure.js';
+import { issueLines } from 'twylt/toolset';
 
 export type TwyltToolsOptions = AgentToolsOptions;
 

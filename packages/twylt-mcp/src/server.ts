@@ -18,9 +18,6 @@ import type { BridgeTool } from './tools.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
-/** TWYLT reads this key as a describe request, so no call may carry it. */
-const DESCRIBE_KEY = 'describe';
-
 /**
  * The JSON-RPC error code of a call that was not run because the bridge is too busy (every
  * slot taken, the queue full) or shutting down. Nothing ran, so a client may retry it.
@@ -71,11 +68,6 @@ export function createServer(tools: readonly BridgeTool[], options: ServerOption
     if (!tool) {
       record({ outcome: 'not_run', exitCode: null, errorType: 'UnknownTool' });
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
-    }
-    if (Object.hasOwn(args, DESCRIBE_KEY)) {
-      const refusal = `arguments must not contain "${DESCRIBE_KEY}": TWYLT reserves it for describe requests`;
-      record({ outcome: 'invalid_arguments', exitCode: null, errorType: 'ReservedKey' });
-      return failureResult(name, new Error(refusal));
     }
     const run = () => {
       started = performance.now();

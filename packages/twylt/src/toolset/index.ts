@@ -14,3 +14,4 @@ export type { RunnerCallOptions, RunnerDefaults, ToolRunner } from './runner.js'
 export { SpecCache, ToolsetError, describeToolset } from './describe.js';
 export type { DescribeToolsetOptions, DescribedTool } from './describe.js';
 export { CallLimiter, QueueFullError, type LimiterOptions } from './limiter.js';
+export { describeFailure, invalidArguments, issueLines, type CallFailure, type FailureKind } from './failure.js';

@@ -4,8 +4,10 @@
  */
 import { TwyltClient, type CallResult } from '../client/client.js';
 import { resolveCommand } from '../client/command.js';
+import { SchemaMismatchError, type SchemaIssue } from '../client/errors.js';
 import type { NumberFidelity } from '../client/json.js';
 import type { ToolSpec, Transport } from '../client/types.js';
+import { DESCRIBE_KEY } from '../protocol/constants.js';
 import type { ToolEntry } from './entry.js';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -14,6 +16,9 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
  * message (structured, and as text).
  */
 export const DEFAULT_MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
+
+/** A call must never turn into a describe request: the key is TWYLT's, refused before any run. */
+const RESERVED_DESCRIBE: SchemaIssue = { path: `/${DESCRIBE_KEY}`, message: 'is reserved by TWYLT for describe requests', keyword: 'not' };
 
 export interface RunnerDefaults {
   timeoutMs?: number;
@@ -61,13 +66,15 @@ export function createRunner(entry: ToolEntry, defaults: RunnerDefaults = {}, sp
     entry,
     client,
     spec: () => client.spec(),
-    call: (input, options = {}) =>
-      client.call(input, {
+    async call(input, options = {}) {
+      if (Object.hasOwn(input, DESCRIBE_KEY)) throw new SchemaMismatchError(client.command, 'input', [RESERVED_DESCRIBE], undefined);
+      return client.call(input, {
         signal: options.signal,
         transport: options.transport ?? entry.transport ?? 'auto',
         timeoutMs: options.timeoutMs,
         numbers: options.numbers,
         validate: options.validate ?? true,
-      }),
+      });
+    },
   };
 }

@@ -1,0 +1,105 @@
+/**
+ * Failed calls, described for the model that made them: what went wrong, in a message that
+ * stands alone (which tool, what happened, whether a corrected call can succeed). Shared by
+ * every consumer that hands a failure to a model (twylt-mcp's isError results, twylt-ai's
+ * tool errors), so a model reads the same words whichever way it reached the tool.
+ */
+import { AbortError, OutputTooLargeError, SchemaMismatchError, SpawnError, TimeoutError, ToolCrashError, ToolError, TwyltClientError, type SchemaIssue } from '../client/index.js';
+import type { Issue } from '../protocol/issues.js';
+
+/**
+ * What kind of failure it was:
+ * - `invalid_input`: the arguments break the tool's inputSchema or its own checks; a
+ *   corrected call can succeed.
+ * - `failed`: the tool ran and reported a failure of its own (exit 5).
+ * - `denied`: the tool's guardrails refused the call (exit 6).
+ * - `timed_out`, `aborted`: the call was stopped; the tool's process tree was killed.
+ * - `broken`: the tool could not be started, crashed, or broke the TWYLT protocol or its
+ *   own outputSchema; not a fault of the arguments.
+ */
+export type FailureKind = 'invalid_input' | 'failed' | 'denied' | 'timed_out' | 'aborted' | 'broken';
+
+/** A failure as a model should read it. */
+export interface CallFailure {
+  kind: FailureKind;
+  message: string;
+}
+
+/** How much of a broken tool's stderr a message quotes: enough for the last lines of a trace. */
+const STDERR_EXCERPT_CHARS = 1000;
+
+/** One line per issue: `- path: message`. */
+export function issueLines(issues: readonly (Issue | SchemaIssue)[]): string {
+  return issues.map((issue) => `- ${issue.path || '/'}: ${issue.message}`).join('\n');
+}
+
+/** The arguments break the published inputSchema; the tool was not run. */
+export function invalidArguments(toolName: string, issues: readonly SchemaIssue[]): CallFailure {
+  return {
+    kind: 'invalid_input',
+    message: `Invalid arguments for "${toolName}" (checked against its inputSchema; the tool was not run). Correct them and call it again:\n${issueLines(issues)}`,
+  };
+}
+
+/** Any failure of a call (the client's typed errors, or anything else thrown), for a model. */
+export function describeFailure(toolName: string, error: unknown): CallFailure {
+  const tool = `"${toolName}"`;
+  if (error instanceof SchemaMismatchError) {
+    if (error.side === 'input') return invalidArguments(toolName, error.issues);
+    return broken(`${tool} returned output that does not match its published outputSchema:\n${issueLines(error.issues)}`);
+  }
+  if (error instanceof ToolError) return toolFailure(tool, error);
+  if (error instanceof TimeoutError) return { kind: 'timed_out', message: `${tool} timed out: it did not finish within ${error.timeoutMs} ms and was stopped.` };
+  if (error instanceof AbortError) return { kind: 'aborted', message: `${tool} was cancelled before it finished.` };
+  if (error instanceof OutputTooLargeError) return broken(`${tool} wrote more than ${error.limit} bytes to its ${error.stream} and was stopped.`);
+  if (error instanceof SpawnError) return broken(`${tool} could not be started: ${error.message}`);
+  if (error instanceof ToolCrashError) return broken(`${tool} crashed: it was killed by ${error.signal}.${stderrExcerpt(error.stderr)}`);
+  // An exit code outside the protocol, stdout that is not JSON.
+  if (error instanceof TwyltClientError) return broken(`${tool} broke the TWYLT protocol: ${error.message}${stderrExcerpt(error.stderr)}`);
+  return broken(`${tool} could not be run: ${error instanceof Error ? error.message : String(error)}`);
+}
+
+/** The tool exited with a protocol failure code (2 to 6). */
+function toolFailure(tool: string, error: ToolError): CallFailure {
+  const object = error.error;
+  const exception = object?.exception ? `${object.exception.type}: ${object.exception.message}` : undefined;
+  const said = exception ?? object?.message ?? (firstLine(error.stderr) || 'no error message');
+  switch (error.exitCode) {
+    case 2:
+      return {
+        kind: 'invalid_input',
+        message:
+          error.issues.length > 0
+            ? `${tool} rejected its arguments. Correct them and call it again:\n${issueLines(error.issues)}`
+            : `${tool} rejected its arguments: ${said}`,
+      };
+    case 5:
+      return { kind: 'failed', message: `${tool} failed: ${said}` };
+    case 6:
+      return { kind: 'denied', message: `${tool} was denied by its guardrails policy${object?.code ? ` (${object.code})` : ''}: ${said}` };
+    case 3:
+      return broken(
+        error.issues.length > 0
+          ? `${tool} produced output that breaks its own outputSchema (a fault of the tool, not of the arguments):\n${issueLines(error.issues)}`
+          : `${tool} produced output that breaks its own outputSchema: ${said}`,
+      );
+    default:
+      // 4: the tool could not read the call, which a well-formed call never causes.
+      return broken(`${tool} broke the TWYLT protocol: it could not read its input (exit ${error.exitCode}): ${said}`);
+  }
+}
+
+function broken(message: string): CallFailure {
+  return { kind: 'broken', message };
+}
+
+function stderrExcerpt(stderr: string): string {
+  const text = stderr.trim();
+  if (!text) return '';
+  const long = text.length > STDERR_EXCERPT_CHARS;
+  return `\nIts stderr${long ? ' ends' : ''}:\n${long ? `...${text.slice(-STDERR_EXCERPT_CHARS)}` : text}`;
+}
+
+function firstLine(text: string): string {
+  return text.trim().split('\n', 1)[0]?.slice(0, 300) ?? '';
+}
