@@ -61,7 +61,14 @@ export class JsonNumber {
  * keeps every number's value; `text` keeps every number's text too.
  */
 export function parseJson(text: string, fidelity: NumberFidelity = 'value'): unknown {
-  if (!(fidelity === 'text' ? DOUBTFUL_TEXT : DOUBTFUL_VALUE).test(text)) return JSON.parse(text);
+  if (fidelity === 'value') {
+    // Parse first: a lost value shows in the result (a magnitude of 2^53 or more, or
+    // Infinity), except for an underflow to 0, which the regular expression catches.
+    const parsed: unknown = JSON.parse(text);
+    if (!TINY.test(text) && !hasLargeNumber(parsed)) return parsed;
+  } else if (!DOUBTFUL_TEXT.test(text)) {
+    return JSON.parse(text);
+  }
   const keep = fidelity === 'text' ? changesText : changesValue;
   const { parseWithSource } = jsonFeatures();
   return parseWithSource(text, (value, source) => (keep(value, source) ? new JsonNumber(source) : value));
@@ -77,18 +84,37 @@ export function hasJsonNumber(value: unknown): boolean {
 
 const NUMBER_SYNTAX = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
-/*
- * Texts that may hold a number the fast path would change; a false alarm (inside a string,
- * say) only costs the slower parse.
- * - value: an integer of 16 digits or more (beyond 2^53?), or a 3-digit exponent (beyond
- *   the double range, or below it). Without either, JSON.parse gives each number's value.
- * - text: also 16 digits with a point among them, any exponent, a fraction ending in 0, six
- *   zeros after the point (JavaScript writes 1e-7 where the tool wrote 0.0000001), and a
- *   negative zero. Without any, every number is a plain decimal of at most 15 significant
- *   digits, which a double carries exactly and JavaScript writes back the same way.
+/**
+ * Value fidelity: a number that may have become 0 on the way (a 3-digit negative exponent, or
+ * hundreds of zeros after the point). A false alarm (inside a string, say) only costs the
+ * slower parse.
  */
-const DOUBTFUL_VALUE = /\d{16}|\d[eE][+-]?\d{3}/;
+const TINY = /\d[eE]-\d{3}|\.0{300}/;
+
+/**
+ * Text fidelity: texts that may hold a number JavaScript writes differently: 16 digits (with
+ * or without a point among them), any exponent, a fraction ending in 0, six zeros after the
+ * point (JavaScript writes 1e-7 where the tool wrote 0.0000001), a negative zero. Without
+ * any, every number is a plain decimal of at most 15 significant digits, which a double
+ * carries exactly and JavaScript writes back the same way. A false alarm only costs the
+ * slower parse.
+ */
 const DOUBTFUL_TEXT = /\d[\d.]{15}|\d[eE]|\.\d*0(?!\d)|\.0{6}|-0(?![.\d])/;
+
+/** A number of magnitude 2^53 or more (or infinite) anywhere in a parsed value; no recursion. */
+function hasLargeNumber(value: unknown): boolean {
+  const stack = [value];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (typeof item === 'number') {
+      if (!(Math.abs(item) < 2 ** 53)) return true;
+    } else if (typeof item === 'object' && item !== null) {
+      if (Array.isArray(item)) for (let i = 0; i < item.length; i++) stack.push(item[i]);
+      else for (const key in item) stack.push((item as Record<string, unknown>)[key]);
+    }
+  }
+  return false;
+}
 
 function changesValue(value: number, source: string): boolean {
   if (!Number.isFinite(value)) return true;
