@@ -15,7 +15,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { TwyltClientError } from '../client/errors.js';
-import { checkAccess, createToken, hostPort, hostsFor, originsFor, tokenMatches, type AccessPolicy } from '../server/access.js';
+import { checkAccess, createToken, hostPort, hostsFor, originsFor, tokenMatches, tokenOf, type AccessPolicy } from '../server/access.js';
 import { BodyTooLargeError, readBody } from '../server/body.js';
 import { listen } from '../server/listen.js';
 import { showCommand } from '../toolset/entry.js';
@@ -204,8 +204,8 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
  * from a script with the token in Authorization; and carry JSON, which no HTML form can send.
  */
 function postRefusal(request: IncomingMessage, token: string): { status: number; reason: string } | undefined {
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
-  if (request.headers.origin === undefined && !tokenMatches(bearer, token)) {
+  // tokenOf without a cookie or query name: the Authorization header only.
+  if (request.headers.origin === undefined && !tokenMatches(tokenOf(request, {}), token)) {
     return { status: 403, reason: 'a POST must come from the inspector page (an Origin header) or carry the token in Authorization' };
   }
   const site = request.headers['sec-fetch-site'];
