@@ -18,7 +18,7 @@ const LAZY = [
   'schema/zod', 'schema/standard', 'schema/json-validator',
   'tool/help', 'guardrails/run-hooks', 'bootstrap/default-requirements', 'client/schema-check',
   'cli/commands/describe', 'cli/commands/call', 'cli/commands/build', 'cli/commands/check',
-  'build/index', 'build/entry', 'build/load',
+  'build/index', 'build/entry', 'build/load', 'build/snapshot',
 ];
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -11,8 +11,9 @@ export type { JsonSpec };
 const STDIN_KEY = Symbol.for('twylt.replayedStdin');
 const REQUEST_KEY = Symbol.for('twylt.handedRequest');
 const SPEC_KEY = Symbol.for('twylt.embeddedSpec');
+const HELD_KEY = Symbol.for('twylt.heldRuns');
 
-type Slots = { [STDIN_KEY]?: Buffer; [REQUEST_KEY]?: Request; [SPEC_KEY]?: JsonSpec };
+type Slots = { [STDIN_KEY]?: Buffer; [REQUEST_KEY]?: Request; [SPEC_KEY]?: JsonSpec; [HELD_KEY]?: (() => Promise<never>)[] };
 
 /** A launcher that already consumed stdin hands the bytes over, to be read once. */
 export function replayStdin(bytes: Buffer): void {
@@ -50,4 +51,21 @@ export function embedSpec(spec: JsonSpec): void {
 
 export function embeddedSpec(): JsonSpec | undefined {
   return (globalThis as Slots)[SPEC_KEY];
+}
+
+/**
+ * While a startup snapshot is built (`twylt build --executable`), the tool module is
+ * evaluated but its run must wait until the binary starts: `run()` hands its start over
+ * instead of running. Returns a function that ends the hold and gives the held starts.
+ */
+export function holdRuns(): () => (() => Promise<never>)[] {
+  (globalThis as Slots)[HELD_KEY] = [];
+  return () => takeOnce(HELD_KEY) ?? [];
+}
+
+/** True when the run was held (see holdRuns): the caller must not start it. */
+export function heldRun(start: () => Promise<never>): boolean {
+  const held = (globalThis as Slots)[HELD_KEY];
+  held?.push(start);
+  return held !== undefined;
 }

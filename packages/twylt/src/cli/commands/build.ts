@@ -31,6 +31,8 @@ export const command: Command = {
       options: {
         outfile: { type: 'string', short: 'o' },
         'no-minify': { type: 'boolean' },
+        executable: { type: 'boolean' },
+        'snapshot-blob': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -42,10 +44,14 @@ export const command: Command = {
     if (!values.outfile) throw new UsageError('give the output file with -o, e.g. -o dist/tool.mjs');
     const entry = resolve(io.cwd, positionals[0]!);
     const outfile = resolve(io.cwd, values.outfile);
+    if (values.executable && values['snapshot-blob']) throw new UsageError('give --executable or --snapshot-blob, not both');
+    const kind = values.executable ? 'executable' : values['snapshot-blob'] ? 'snapshot-blob' : 'module';
     const { buildTool } = await import('../../build/index.js');
-    const result = await buildTool({ entry, outfile, minify: !values['no-minify'] });
+    const started = performance.now();
+    const result = await buildTool({ entry, outfile, minify: !values['no-minify'], kind });
     const near = relative(io.cwd, result.outfile);
-    io.stderr.write(`twylt build: wrote ${near.startsWith('..') || isAbsolute(near) ? result.outfile : near} (${(result.bytes / 1024).toFixed(0)} KiB, ${result.spec.name} ${result.spec.version})\n`);
+    const size = kind === 'module' ? `${(result.bytes / 1024).toFixed(0)} KiB` : `${(result.bytes / 2 ** 20).toFixed(1)} MiB ${kind === 'executable' ? 'executable' : 'snapshot'}, ${((performance.now() - started) / 1000).toFixed(1)} s`;
+    io.stderr.write(`twylt build: wrote ${near.startsWith('..') || isAbsolute(near) ? result.outfile : near} (${size}, ${result.spec.name} ${result.spec.version})\n`);
     return CLI_EXIT.ok;
   },
 };
