@@ -25,10 +25,14 @@ const STDIO_HANDLES = new Set(['PipeWrap', 'TTYWrap']);
 export function snapshotTool(spec: JsonSpec, builtinRequire: NodeRequire, evaluate: (require: NodeRequire) => void): void {
   const descriptors = openDescriptors();
   const dlopen = process.dlopen;
-  process.dlopen = (_module: object, filename: string) => refuse(`it loads the native addon ${filename}: a startup snapshot cannot hold one`);
+  process.dlopen = (_module: object, filename: string) => {
+    throw new Error(`Cannot load the native addon ${filename}: a startup snapshot cannot hold one`);
+  };
   const endHold = holdRuns();
   try {
     evaluate(requireOf(builtinRequire));
+  } catch (error) {
+    refuse(`its module failed while the snapshot was built: ${error instanceof Error ? error.message : String(error)}`);
   } finally {
     process.dlopen = dlopen;
   }
@@ -44,41 +48,46 @@ export function snapshotTool(spec: JsonSpec, builtinRequire: NodeRequire, evalua
 }
 
 /**
- * The tool bundle's `require`: a module the bundler left to be loaded at run time cannot
- * be, from a snapshot (Node's own modules can).
+ * The tool bundle's `require`: Node's own modules, nothing from disk (the build refuses the
+ * computed module names that could lead there, build.ts). A tool that catches the error
+ * goes on without the module, in the snapshot as in the binary.
  */
 function requireOf(builtinRequire: NodeRequire): NodeRequire {
   const builtin = new Set(builtinModules);
   const tool = ((id: string) => {
     if (id.startsWith('node:') || builtin.has(id)) return builtinRequire(id);
-    if (id.endsWith('.node')) refuse(`it loads the native addon ${id}: a startup snapshot cannot hold one`);
-    return refuse(`it requires "${id}" when it runs, which is not in the bundle (a computed module name, or a native addon's loader): an executable holds only what the bundler could include`);
+    throw new Error(`Cannot load ${id.endsWith('.node') ? `the native addon ${id}` : `"${id}"`} from disk: a twylt executable holds its bundle and Node's own modules only`);
   }) as NodeRequire;
   return Object.assign(tool, { resolve: builtinRequire.resolve, cache: builtinRequire.cache, main: undefined });
 }
 
-function checkNothingPending(descriptors: Set<string>): void {
+function checkNothingPending(before: Map<string, string>): void {
   const pending = process.getActiveResourcesInfo().filter((kind) => !STDIO_HANDLES.has(kind));
   if (pending.length > 0) refuse(`its module left work running when it was evaluated (${[...new Set(pending)].join(', ')}): a startup snapshot is taken of a module that has finished; start timers, servers and I/O in biz`);
-  const opened = [...openDescriptors()].filter((fd) => !descriptors.has(fd));
-  if (opened.length > 0) refuse(`its module left file descriptors open (${opened.map(describeDescriptor).join(', ')}): a startup snapshot cannot carry them; open files in biz`);
+  const opened = [...openDescriptors()].filter(([fd, target]) => before.get(fd) !== target);
+  if (opened.length > 0) refuse(`its module left file descriptors open (${opened.map(([fd, target]) => `${fd} -> ${target}`).join(', ')}): a startup snapshot cannot carry them; open files in biz`);
 }
 
-/** This process's open file descriptors (Linux; elsewhere none are seen). */
-function openDescriptors(): Set<string> {
+/**
+ * This process's open file descriptors and what they point to (Linux; elsewhere none are
+ * seen). The listing's own descriptor is closed by the time it is read, and drops out.
+ */
+function openDescriptors(): Map<string, string> {
+  const open = new Map<string, string>();
+  let fds: string[];
   try {
-    return new Set(readdirSync('/proc/self/fd'));
+    fds = readdirSync('/proc/self/fd');
   } catch {
-    return new Set();
+    return open;
   }
-}
-
-function describeDescriptor(fd: string): string {
-  try {
-    return `${fd} -> ${readlinkSync(`/proc/self/fd/${fd}`)}`;
-  } catch {
-    return fd;
+  for (const fd of fds) {
+    try {
+      open.set(fd, readlinkSync(`/proc/self/fd/${fd}`));
+    } catch {
+      // closed since
+    }
   }
+  return open;
 }
 
 /** Ends the snapshot build: the builder reads the line and fails with its reason. */
