@@ -237,12 +237,12 @@ function notFound(error: unknown, name: string): boolean {
 }
 
 /** What to install, with the versions twylt's package.json asks of its optional peers. */
-export function installHint(kind: BuildOptions['kind'], missing: string[]): string {
+function installHint(kind: BuildOptions['kind'], missing: string[]): string {
   const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { peerDependencies: Record<string, string> };
   const command = kind === 'module' || kind === undefined ? 'twylt build' : `twylt build --${kind}`;
-  const names = missing.join(' and ');
+  const [are, them, what] = missing.length > 1 ? ['are', 'them', 'optional peer dependencies'] : ['is', 'it', 'an optional peer dependency'];
   return (
-    `${command} needs ${names}, ${missing.length > 1 ? 'optional peer dependencies' : 'an optional peer dependency'} of twylt that ${missing.length > 1 ? 'are' : 'is'} not installed (a tool's run never uses ${missing.length > 1 ? 'them' : 'it'}). Install with:\n` +
+    `${missing.join(' and ')} ${are} not installed: ${what} of twylt that only \`${command}\` needs (a tool's run never uses ${them}). Install with:\n` +
     `  npm install --save-dev ${missing.map((name) => `"${name}@${manifest.peerDependencies[name]}"`).join(' ')}`
   );
 }
