@@ -1,6 +1,7 @@
 /**
  * Everything the benchmark runs on, made fresh under .bench-tmp/: the built single files
- * (`twylt build`), the small and large inputs, and one working directory per file-mode row.
+ * (`twylt build`), the echo executable and snapshot blob (`--executable`, `--snapshot-blob`),
+ * the small and large inputs, and one working directory per file-mode row.
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -36,14 +37,24 @@ function inputDir(name, value) {
   return dir;
 }
 
-/** Builds one example into a single file with the package's own builder. */
-async function buildSingle(name) {
+/**
+ * Builds one example with the package's own builder: a single file (kind 'module'), an
+ * executable or a snapshot blob. Returns the file, its size and how long the build took.
+ */
+async function buildExample(name, kind = 'module') {
   const builder = join(ROOT, 'packages/twylt/dist/build/index.js');
   if (!existsSync(builder)) return { unavailable: 'n/a (twylt build not built)' };
   const { buildTool } = await import(builder);
-  const outfile = join(TMP, 'built', `${name}.mjs`);
-  await buildTool({ entry: join(ROOT, 'examples', name, 'tool.ts'), outfile });
-  return { file: outfile };
+  const outfile = join(TMP, 'built', { module: `${name}.mjs`, executable: name, 'snapshot-blob': `${name}.blob` }[kind]);
+  const started = performance.now();
+  try {
+    const { bytes } = await buildTool({ entry: join(ROOT, 'examples', name, 'tool.ts'), outfile, kind });
+    return { file: outfile, bytes, buildMs: performance.now() - started };
+  } catch (error) {
+    // An executable needs postject and Linux: the row says why it is missing.
+    if (kind === 'module') throw error;
+    return { unavailable: `n/a (${error.message.split('\n')[0]})` };
+  }
 }
 
 /** The zod floor bundled and minified as a built file is: the floor of a built Zod tool. */
@@ -54,11 +65,18 @@ async function bundleZodFloor() {
   return outfile;
 }
 
-export async function prepare({ payloads }) {
+export async function prepare({ payloads, builds }) {
   rmSync(TMP, { recursive: true, force: true });
   mkdirSync(TMP, { recursive: true });
   const small = inputDir('small', SMALL_INPUT);
-  const built = { echo: await buildSingle('echo'), echo_json_schema: await buildSingle('echo_json_schema') };
+  const built = builds
+    ? {
+      echo: await buildExample('echo'),
+      echo_json_schema: await buildExample('echo_json_schema'),
+      'echo executable': await buildExample('echo', 'executable'),
+      'echo snapshot blob': await buildExample('echo', 'snapshot-blob'),
+    }
+    : {};
   const zodBundled = await bundleZodFloor();
   const large = {};
   if (payloads) {

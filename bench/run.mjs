@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { cpus, freemem, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { alternate, median, node } from './lib/measure.mjs';
+import { alternate, executable, median, node } from './lib/measure.mjs';
 import { PAYLOADS, ROOT, SMALL_INPUT, TMP, prepare } from './prepare.mjs';
 
 const USAGE = `usage: node bench/run.mjs [--quick] [--runs N] [--payload-runs N] [--consumer-runs N]
@@ -62,19 +62,27 @@ const DESCRIBE = '{"describe": "json_spec"}';
 const PRINT = `process.stdout.write(JSON.stringify(${ARG}, null, 2) + '\\n')`;
 const example = (name) => join(ROOT, 'build/examples', name, 'tool.js');
 
-const env = await prepare({ payloads: parts.includes('payload') });
+const env = await prepare({ payloads: parts.includes('payload'), builds: parts.includes('startup') });
 const stdinSmall = join(env.small, 'input.json');
 const results = [];
 
 /** The four calls of one tool: CLI argument, stdin, file mode, describe json_spec. */
-function callsOf(file) {
+function callsOf(launch) {
   return {
-    cli: node([file, ARG]),
-    stdin: node([file], { stdin: stdinSmall }),
-    file: node([file], { cwd: env.small, output: join(env.small, 'output.json') }),
-    describe: node([file, DESCRIBE]),
+    cli: launch([ARG]),
+    stdin: launch([], { stdin: stdinSmall }),
+    file: launch([], { cwd: env.small, output: join(env.small, 'output.json') }),
+    describe: launch([DESCRIBE]),
   };
 }
+
+/** How each kind of built tool is started. */
+const launchers = {
+  file: (file) => (args, options) => node([file, ...args], options),
+  executable: (file) => (args, options) => executable(file, args, options),
+  // `--`: with no script, Node would otherwise read a leading option of the tool as its own.
+  blob: (file) => (args, options) => node(['--snapshot-blob', file, '--', ...args], options),
+};
 
 async function startup() {
   log(`startup (${rounds.startup} rounds)`);
@@ -88,15 +96,20 @@ async function startup() {
     { id: 'echo', label: 'echo (Zod)', file: example('echo'), floor: 'zod', call: 1.1, describe: null },
     { id: 'echo_json_schema', label: 'echo (plain JSON Schema)', file: example('echo_json_schema'), floor: 'bare', call: 1.25, describe: 1.25 },
     ...['echo', 'echo_json_schema'].map((id) => ({ id: `built:${id}`, label: `built ${id}.mjs`, file: env.built[id].file, unavailable: env.built[id].unavailable, floor: 'bare', call: 1.15, describe: 1.1, alsoZodBundled: id === 'echo' })),
+    { id: 'exe:echo', label: 'echo (Zod) executable, --executable', file: env.built['echo executable'].file, unavailable: env.built['echo executable'].unavailable, launch: 'executable', floor: 'bare', call: 1.1, describe: 1.05, alsoZodBundled: true },
+    { id: 'blob:echo', label: 'echo (Zod) node --snapshot-blob', file: env.built['echo snapshot blob'].file, unavailable: env.built['echo snapshot blob'].unavailable, launch: 'blob', floor: 'bare', call: null, describe: null, alsoZodBundled: true },
   ];
   const commands = { ...floors };
   for (const tool of tools.filter((t) => t.file)) {
-    for (const [kind, command] of Object.entries(callsOf(tool.file))) commands[`${tool.id}/${kind}`] = command;
+    for (const [kind, command] of Object.entries(callsOf(launchers[tool.launch ?? 'file'](tool.file)))) commands[`${tool.id}/${kind}`] = command;
   }
   const { samples, digests } = await alternate(commands, rounds.startup, progress('startup'));
   const ms = (id) => median(samples[id].map((s) => s.ms));
+  const rssMiB = (id) => median(samples[id].map((s) => s.rssKiB)) / 1024;
+  /** Peak memory beside the time, against the floor's in the same run. */
+  const memory = (id, floor) => ({ rssMiB: rssMiB(id), floorRssMiB: rssMiB(floor), rssRatio: rssMiB(id) / rssMiB(floor) });
   const floorLabel = { bare: 'node -e', zod: 'node + zod parse', esm: 'node ESM file' };
-  results.push({ part: 'startup', row: 'floor: node -e (prints the same line)', ms: ms('bare') });
+  results.push({ part: 'startup', row: 'floor: node -e (prints the same line)', ms: ms('bare'), rssMiB: rssMiB('bare') });
   results.push({ part: 'startup', row: 'floor: node ESM file (prints the same line)', ms: ms('esm'), floor: 'node -e', floorMs: ms('bare'), ratio: ms('esm') / ms('bare') });
   results.push({ part: 'startup', row: 'floor: node importing zod, one parse', ms: ms('zod'), floor: 'node -e', floorMs: ms('bare'), ratio: ms('zod') / ms('bare') });
   results.push({ part: 'startup', row: 'floor: the same, bundled into one minified file', ms: ms('zodBundled'), floor: 'node -e', floorMs: ms('bare'), ratio: ms('zodBundled') / ms('bare') });
@@ -109,7 +122,7 @@ async function startup() {
         continue;
       }
       const id = `${tool.id}/${kind}`;
-      const entry = { part: 'startup', row, ms: ms(id), floor: floorLabel[tool.floor], floorMs: ms(tool.floor), ratio: ms(id) / ms(tool.floor), target };
+      const entry = { part: 'startup', row, ms: ms(id), floor: floorLabel[tool.floor], floorMs: ms(tool.floor), ratio: ms(id) / ms(tool.floor), target, ...memory(id, tool.floor) };
       // Against bare node as well, for the Zod tool (the issue's second floor).
       if (tool.floor === 'zod') entry.also = { label: 'node -e', ratio: ms(id) / ms('bare') };
       // A built Zod tool cannot start before its bundled Zod has: that floor too.
@@ -117,6 +130,19 @@ async function startup() {
       if (kind !== 'describe' && kind !== 'file' && digests[id] !== digests.bare) entry.mismatch = `output differs from the floor's: ${digests[id]} vs ${digests.bare}`;
       results.push(entry);
     }
+  }
+}
+
+/** What a build costs: its duration (one build, made by prepare) and the size of what it writes. */
+function buildCost() {
+  const module = env.built.echo;
+  if (!module.file) return;
+  const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(bytes < 2 ** 20 ? 2 : 1)} MiB`;
+  results.push({ part: 'build', row: `twylt build echo.mjs (${mib(module.bytes)})`, ms: module.buildMs });
+  for (const [id, label] of [['echo executable', 'twylt build --executable echo'], ['echo snapshot blob', 'twylt build --snapshot-blob echo']]) {
+    const built = env.built[id];
+    if (built.unavailable) results.push({ part: 'build', row: label, unavailable: built.unavailable });
+    else results.push({ part: 'build', row: `${label} (${mib(built.bytes)})`, ms: built.buildMs, floor: 'build of echo.mjs', floorMs: module.buildMs, ratio: built.buildMs / module.buildMs });
   }
 }
 
@@ -166,7 +192,10 @@ async function consumer() {
   }
 }
 
-if (parts.includes('startup')) await startup();
+if (parts.includes('startup')) {
+  buildCost();
+  await startup();
+}
 if (parts.includes('payload')) await payload();
 if (parts.includes('consumer')) await consumer();
 
@@ -204,7 +233,7 @@ function table(rows) {
       continue;
     }
     const ratio = r.ratio === undefined ? '' : `${fix(r.ratio, 2)}x${r.also ? ` (${fix(r.also.ratio, 2)}x ${r.also.label})` : ''}`;
-    const rss = r.rssMiB === undefined ? '' : `${fix(r.rssMiB)} (${fix(r.floorRssMiB)})`;
+    const rss = r.rssMiB === undefined ? '' : `${fix(r.rssMiB)}${r.floorRssMiB === undefined ? '' : ` (${fix(r.floorRssMiB)})`}`;
     lines.push(
       `| ${r.part} | ${r.row} | ${fix(r.ms)} | ${r.floor ?? ''} | ${fix(r.floorMs)} | ${ratio} | ${r.ratio === undefined ? '' : verdict(r.ratio, r.target)} | ${rss} | ${r.rssRatio === undefined ? '' : `${fix(r.rssRatio, 2)}x`} | ${r.rssTarget ? verdict(r.rssRatio, r.rssTarget) : ''} |`,
     );
