@@ -66,6 +66,15 @@ describe('twylt build --executable, the command', () => {
     }
   });
 
+  it("Node's own options in NODE_OPTIONS work; V8's make Node refuse the snapshot, exit 14 (a limitation of V8 snapshots)", async () => {
+    const plain = await run([echo, '{"text": "hi"}'], { cwd: scratch(), env: { NODE_OPTIONS: '--no-warnings --enable-source-maps' } });
+    expect(plain).toMatchObject({ code: 0, stdout: '{\n  "text": "hi"\n}\n', stderr: '' });
+    // V8 checks that a snapshot is deserialised with the flags it was made with.
+    const v8Flag = await run([echo, '{"text": "hi"}'], { cwd: scratch(), env: { NODE_OPTIONS: '--max-old-space-size=512' } });
+    expect(v8Flag).toMatchObject({ code: 14, stdout: '' });
+    expect(v8Flag.stderr).toContain('Invalid snapshot data in single executable binary');
+  });
+
   it('--executable with --snapshot-blob is wrong usage: exit 64, nothing written', async () => {
     const out = scratch();
     const result = await build(join(ROOT, 'examples/echo/tool.ts'), join(out, 'x'), ['--executable', '--snapshot-blob']);

@@ -2,7 +2,8 @@
  * The runtime's own subprocess suite (tests/runtime/), run once more against executables
  * that `twylt build --executable` makes of the examples (the probe and echo among them) and
  * the runtime fixtures: with TWYLT_TEST_EXECUTABLES set, example() and fixture() point at
- * them. Same assertions, same expected bytes. Each binary is a copy of Node (about 100 MB):
+ * them. Same assertions, same expected bytes. The guardrails of a hub configuration come
+ * along through the list_directory example's own test (tests/guardrails/list-directory). Each binary is a copy of Node (about 100 MB):
  * they are built once, in a temporary directory that is removed afterwards.
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -24,3 +25,4 @@ process.env.TWYLT_TEST_EXECUTABLES = dir;
 for (const file of readdirSync(join(ROOT, 'tests/runtime')).filter((name) => name.endsWith('.test.ts')).sort()) {
   await import(`../runtime/${file.slice(0, -'.test.ts'.length)}.test.ts`);
 }
+await import('../guardrails/list-directory.test.ts');
