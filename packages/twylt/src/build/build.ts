@@ -93,7 +93,7 @@ export async function buildTool(options: BuildOptions): Promise<BuildResult> {
     }
     const script = (await bundle(snapshotEntrySource(spec, tool, outfile), { format: 'cjs', minify })).code;
     await mkdir(dirname(outfile), { recursive: true });
-    const temporary = await snapshotStep(() => makeSnapshot(kind, script, outfile, spec, postject));
+    const temporary = await snapshotStep(() => makeSnapshot(kind, script, outfile, spec, postject, dirname(entry)));
     await publish(temporary, outfile, kind === 'executable' ? 0o755 : 0o644);
     return { outfile, bytes: (await stat(outfile)).size, spec };
   }

@@ -37,9 +37,15 @@ export function checkPlatform(kind: SnapshotKind): void {
 /**
  * Writes the snapshot (or the executable holding it) to a temporary name beside `outfile`
  * and returns that name, after one run of it has described the tool exactly as `spec`.
+ * The tool's module is evaluated in `cwd`, as the build's describe run evaluated it.
  */
-export async function makeSnapshot(kind: SnapshotKind, entryScript: string, outfile: string, spec: JsonSpec, postject: string | undefined): Promise<string> {
-  const work = await mkdtemp(join(dirname(outfile), `.${basename(outfile)}.twylt-build-`));
+export async function makeSnapshot(kind: SnapshotKind, entryScript: string, outfile: string, spec: JsonSpec, postject: string | undefined, cwd: string): Promise<string> {
+  let work: string;
+  try {
+    work = await mkdtemp(join(dirname(outfile), `.${basename(outfile)}.twylt-build-`));
+  } catch (error) {
+    throw new SnapshotError(`Cannot write ${outfile}: ${(error as Error).message}`);
+  }
   try {
     const script = join(work, 'snapshot-entry.cjs');
     await writeFile(script, entryScript);
@@ -47,9 +53,9 @@ export async function makeSnapshot(kind: SnapshotKind, entryScript: string, outf
     if (kind === 'executable') {
       const config = { main: script, output: blob, disableExperimentalSEAWarning: true, useSnapshot: true };
       await writeFile(join(work, 'sea-config.json'), JSON.stringify(config));
-      await buildSnapshot(['--experimental-sea-config', 'sea-config.json'], work);
+      await buildSnapshot(['--experimental-sea-config', join(work, 'sea-config.json')], cwd);
     } else {
-      await buildSnapshot(['--snapshot-blob', blob, '--build-snapshot', script], work);
+      await buildSnapshot(['--snapshot-blob', blob, '--build-snapshot', script], cwd);
     }
     const product = kind === 'executable' ? await injectInto(join(work, 'tool'), blob, postject!) : blob;
     await checkDescribes(kind === 'executable' ? [product] : [process.execPath, '--snapshot-blob', product], spec);
