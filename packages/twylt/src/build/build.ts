@@ -15,7 +15,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BuildOptions as EsbuildOptions, Plugin } from 'esbuild';
 import type { JsonSpec } from '../tool/hooks.js';
 import { runQuiet } from './child.js';
-import { checkPlatform, makeSnapshot, SnapshotError, type SnapshotKind } from './executable.js';
+import { BuildError } from './errors.js';
+import { checkPlatform, makeSnapshot, type SnapshotKind } from './executable.js';
 import { codeCache, IMPORT_META, wrapBundle } from './load.js';
 
 export interface BuildOptions {
@@ -32,18 +33,12 @@ export interface BuildOptions {
   kind?: 'module' | SnapshotKind;
 }
 
+export { BuildError };
+
 export interface BuildResult {
   outfile: string;
   bytes: number;
   spec: JsonSpec;
-}
-
-/** A build that cannot succeed; the message says why. */
-export class BuildError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'BuildError';
-  }
 }
 
 /** The modules every built file starts with (see entry.ts, load.ts), beside this one in dist/ or src/. */
@@ -57,7 +52,7 @@ export async function buildTool(options: BuildOptions): Promise<BuildResult> {
   const outfile = resolve(options.outfile);
   const minify = options.minify ?? true;
   const kind = options.kind ?? 'module';
-  if (kind !== 'module') await snapshotStep(() => checkPlatform(kind));
+  if (kind !== 'module') checkPlatform(kind);
   const { esbuild, postject } = await loadPeers(kind);
   const bundle: Bundle = async (contents, settings) => {
     try {
@@ -93,7 +88,7 @@ export async function buildTool(options: BuildOptions): Promise<BuildResult> {
     }
     const script = (await bundle(snapshotEntrySource(spec, tool, outfile), { format: 'cjs', minify })).code;
     await mkdir(dirname(outfile), { recursive: true });
-    const temporary = await snapshotStep(() => makeSnapshot(kind, script, outfile, spec, postject, dirname(entry)));
+    const temporary = await makeSnapshot(kind, script, outfile, spec, postject, dirname(entry));
     await publish(temporary, outfile, kind === 'executable' ? 0o755 : 0o644);
     return { outfile, bytes: (await stat(outfile)).size, spec };
   }
@@ -245,16 +240,6 @@ function installHint(kind: BuildOptions['kind'], missing: string[]): string {
     `${missing.join(' and ')} ${are} not installed: ${what} of twylt that only \`${command}\` needs (a tool's run never uses ${them}). Install with:\n` +
     `  npm install --save-dev ${missing.map((name) => `"${name}@${manifest.peerDependencies[name]}"`).join(' ')}`
   );
-}
-
-/** Runs one step of a snapshot build; its refusal becomes the build's error. */
-async function snapshotStep<T>(step: () => T | Promise<T>): Promise<T> {
-  try {
-    return await step();
-  } catch (error) {
-    if (error instanceof SnapshotError) throw new BuildError(error.message);
-    throw error;
-  }
 }
 
 /**

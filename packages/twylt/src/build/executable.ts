@@ -9,12 +9,10 @@ import { chmod, copyFile, mkdtemp, rename, rm, writeFile } from 'node:fs/promise
 import { basename, dirname, join } from 'node:path';
 import type { JsonSpec } from '../tool/hooks.js';
 import { runQuiet, type Quiet } from './child.js';
+import { BuildError } from './errors.js';
 import { REFUSED } from './refusal.js';
 
 export type SnapshotKind = 'executable' | 'snapshot-blob';
-
-/** Raised for anything that stops the build; build.ts turns it into its BuildError. */
-export class SnapshotError extends Error {}
 
 /** The resource and fuse names Node looks for in a single executable application. */
 const SEA_RESOURCE = 'NODE_SEA_BLOB';
@@ -25,9 +23,9 @@ const SNAPSHOT_TIMEOUT_MS = 120_000;
 /** Node 20.12 is the first Node 20 whose single executables take a startup snapshot. */
 export function checkPlatform(kind: SnapshotKind): void {
   const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
-  if (major === 20 && minor < 12) throw new SnapshotError(`twylt build --${kind} needs Node 20.12 or later (startup snapshots of user code); this is Node ${process.versions.node}`);
+  if (major === 20 && minor < 12) throw new BuildError(`twylt build --${kind} needs Node 20.12 or later (startup snapshots of user code); this is Node ${process.versions.node}`);
   if (kind === 'executable' && process.platform !== 'linux') {
-    throw new SnapshotError(
+    throw new BuildError(
       `twylt build --executable makes Linux executables only for now (this is ${process.platform}): ` +
         'see twylt build --help for what macOS (codesign) and Windows need',
     );
@@ -44,7 +42,7 @@ export async function makeSnapshot(kind: SnapshotKind, entryScript: string, outf
   try {
     work = await mkdtemp(join(dirname(outfile), `.${basename(outfile)}.twylt-build-`));
   } catch (error) {
-    throw new SnapshotError(`Cannot write ${outfile}: ${(error as Error).message}`);
+    throw new BuildError(`Cannot write ${outfile}: ${(error as Error).message}`);
   }
   try {
     const script = join(work, 'snapshot-entry.cjs');
@@ -71,11 +69,11 @@ export async function makeSnapshot(kind: SnapshotKind, entryScript: string, outf
 async function buildSnapshot(args: string[], cwd: string): Promise<void> {
   const result = await runQuiet([process.execPath, ...args], cwd, SNAPSHOT_TIMEOUT_MS);
   const refusal = result.stderr.split('\n').find((line) => line.startsWith(REFUSED));
-  if (refusal) throw new SnapshotError(`The tool cannot be snapshotted: ${JSON.parse(refusal.slice(REFUSED.length)) as string}`);
+  if (refusal) throw new BuildError(`The tool cannot be snapshotted: ${JSON.parse(refusal.slice(REFUSED.length)) as string}`);
   if (result.timedOut) {
-    throw new SnapshotError(`The snapshot was not taken within ${SNAPSHOT_TIMEOUT_MS / 1000} s: something the tool's module started keeps Node's event loop alive`);
+    throw new BuildError(`The snapshot was not taken within ${SNAPSHOT_TIMEOUT_MS / 1000} s: something the tool's module started keeps Node's event loop alive`);
   }
-  if (result.code !== 0) throw new SnapshotError(`Node could not build the startup snapshot (exit ${result.code}):\n${tail(result)}`);
+  if (result.code !== 0) throw new BuildError(`Node could not build the startup snapshot (exit ${result.code}):\n${tail(result)}`);
 }
 
 /** A copy of this Node with the snapshot injected (postject runs in a process of its own: it prints, and holds the binary in memory twice). */
@@ -92,7 +90,7 @@ async function injectInto(binary: string, blob: string, postject: string): Promi
     const hint = result.stderr.includes('Could not find the sentinel')
       ? `\n${process.execPath} is a Node built without single executable application support`
       : '';
-    throw new SnapshotError(`postject could not inject the snapshot into a copy of ${process.execPath}:\n${tail(result)}${hint}`);
+    throw new BuildError(`postject could not inject the snapshot into a copy of ${process.execPath}:\n${tail(result)}${hint}`);
   }
   return binary;
 }
@@ -107,7 +105,7 @@ async function checkDescribes(command: string[], spec: JsonSpec): Promise<void> 
     described = undefined;
   }
   if (result.code !== 0 || result.stderr !== '' || JSON.stringify(described) !== JSON.stringify(spec)) {
-    throw new SnapshotError(`The snapshot was built but does not run as the tool (exit ${result.code}):\n${tail(result)}`);
+    throw new BuildError(`The snapshot was built but does not run as the tool (exit ${result.code}):\n${tail(result)}`);
   }
 }
 
