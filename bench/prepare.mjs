@@ -3,7 +3,9 @@
  * (`twylt build`), the echo executable and snapshot blob (`--executable`, `--snapshot-blob`),
  * the small and large inputs, and one working directory per file-mode row.
  */
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
 export const ROOT = new URL('..', import.meta.url).pathname;
@@ -65,6 +67,34 @@ async function bundleZodFloor() {
   return outfile;
 }
 
+/**
+ * The floors of a snapshot: bench/floors/snapshot-print.cjs as a single executable (built
+ * the way twylt build does, with postject's command line) and as a blob.
+ */
+function snapshotFloors() {
+  const script = join(ROOT, 'bench/floors/snapshot-print.cjs');
+  const dir = join(TMP, 'snapshot-floor');
+  mkdirSync(dir, { recursive: true });
+  const blob = join(dir, 'print.blob');
+  const quiet = { cwd: dir, stdio: 'ignore' };
+  execFileSync(process.execPath, ['--snapshot-blob', blob, '--build-snapshot', script], quiet);
+  let executable;
+  try {
+    const postject = createRequire(import.meta.url).resolve('postject/dist/cli.js');
+    const config = join(dir, 'sea-config.json');
+    writeFileSync(config, JSON.stringify({ main: script, output: join(dir, 'sea-prep.blob'), disableExperimentalSEAWarning: true, useSnapshot: true }));
+    execFileSync(process.execPath, ['--experimental-sea-config', config], quiet);
+    executable = join(dir, 'print');
+    copyFileSync(process.execPath, executable);
+    chmodSync(executable, 0o755);
+    execFileSync(process.execPath, [postject, executable, 'NODE_SEA_BLOB', join(dir, 'sea-prep.blob'), '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'], quiet);
+  } catch (error) {
+    executable = undefined;
+    process.stderr.write(`no single-executable floor: ${error.message.split('\n')[0]}\n`);
+  }
+  return { blob, executable };
+}
+
 export async function prepare({ payloads, builds }) {
   rmSync(TMP, { recursive: true, force: true });
   mkdirSync(TMP, { recursive: true });
@@ -78,9 +108,10 @@ export async function prepare({ payloads, builds }) {
     }
     : {};
   const zodBundled = await bundleZodFloor();
+  const snapshot = builds ? snapshotFloors() : {};
   const large = {};
   if (payloads) {
     for (const [id, payload] of Object.entries(PAYLOADS)) large[id] = inputDir(`payload-${id}`, payload.make());
   }
-  return { small, built, large, zodBundled };
+  return { small, built, large, zodBundled, snapshot };
 }

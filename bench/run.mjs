@@ -91,13 +91,15 @@ async function startup() {
     zod: node([join(ROOT, 'bench/floors/zod-parse.mjs')]),
     zodBundled: node([env.zodBundled]),
     esm: node([join(ROOT, 'bench/floors/esm-print.mjs')]),
+    ...(env.snapshot.executable ? { seaPrint: executable(env.snapshot.executable, []) } : {}),
+    blobPrint: node(['--snapshot-blob', env.snapshot.blob]),
   };
   const tools = [
     { id: 'echo', label: 'echo (Zod)', file: example('echo'), floor: 'zod', call: 1.1, describe: null },
     { id: 'echo_json_schema', label: 'echo (plain JSON Schema)', file: example('echo_json_schema'), floor: 'bare', call: 1.25, describe: 1.25 },
     ...['echo', 'echo_json_schema'].map((id) => ({ id: `built:${id}`, label: `built ${id}.mjs`, file: env.built[id].file, unavailable: env.built[id].unavailable, floor: 'bare', call: 1.15, describe: 1.1, alsoZodBundled: id === 'echo' })),
-    { id: 'exe:echo', label: 'echo (Zod) executable, --executable', file: env.built['echo executable'].file, unavailable: env.built['echo executable'].unavailable, launch: 'executable', floor: 'bare', call: 1.1, describe: 1.05, alsoZodBundled: true },
-    { id: 'blob:echo', label: 'echo (Zod) node --snapshot-blob', file: env.built['echo snapshot blob'].file, unavailable: env.built['echo snapshot blob'].unavailable, launch: 'blob', floor: 'bare', call: null, describe: null, alsoZodBundled: true },
+    { id: 'exe:echo', label: 'echo (Zod) executable, --executable', file: env.built['echo executable'].file, unavailable: env.built['echo executable'].unavailable, launch: 'executable', floor: 'bare', call: 1.1, describe: 1.05, alsoFloor: 'seaPrint' },
+    { id: 'blob:echo', label: 'echo (Zod) node --snapshot-blob', file: env.built['echo snapshot blob'].file, unavailable: env.built['echo snapshot blob'].unavailable, launch: 'blob', floor: 'bare', call: null, describe: null, alsoFloor: 'blobPrint' },
   ];
   const commands = { ...floors };
   for (const tool of tools.filter((t) => t.file)) {
@@ -108,11 +110,13 @@ async function startup() {
   const rssMiB = (id) => median(samples[id].map((s) => s.rssKiB)) / 1024;
   /** Peak memory beside the time, against the floor's in the same run. */
   const memory = (id, floor) => ({ rssMiB: rssMiB(id), floorRssMiB: rssMiB(floor), rssRatio: rssMiB(id) / rssMiB(floor) });
-  const floorLabel = { bare: 'node -e', zod: 'node + zod parse', esm: 'node ESM file' };
+  const floorLabel = { bare: 'node -e', zod: 'node + zod parse', esm: 'node ESM file', seaPrint: 'snapshot executable', blobPrint: 'snapshot blob' };
   results.push({ part: 'startup', row: 'floor: node -e (prints the same line)', ms: ms('bare'), rssMiB: rssMiB('bare') });
   results.push({ part: 'startup', row: 'floor: node ESM file (prints the same line)', ms: ms('esm'), floor: 'node -e', floorMs: ms('bare'), ratio: ms('esm') / ms('bare') });
   results.push({ part: 'startup', row: 'floor: node importing zod, one parse', ms: ms('zod'), floor: 'node -e', floorMs: ms('bare'), ratio: ms('zod') / ms('bare') });
   results.push({ part: 'startup', row: 'floor: the same, bundled into one minified file', ms: ms('zodBundled'), floor: 'node -e', floorMs: ms('bare'), ratio: ms('zodBundled') / ms('bare') });
+  if (samples.seaPrint) results.push({ part: 'startup', row: 'floor: a single executable whose snapshot prints the same line', ms: ms('seaPrint'), floor: 'node -e', floorMs: ms('bare'), ratio: ms('seaPrint') / ms('bare'), ...memory('seaPrint', 'bare') });
+  results.push({ part: 'startup', row: 'floor: the same snapshot, node --snapshot-blob', ms: ms('blobPrint'), floor: 'node -e', floorMs: ms('bare'), ratio: ms('blobPrint') / ms('bare'), ...memory('blobPrint', 'bare') });
   for (const tool of tools) {
     for (const kind of ['cli', 'stdin', 'file', 'describe']) {
       const row = `${tool.label}: ${kind === 'describe' ? 'describe json_spec' : `call, ${kind}`}`;
@@ -127,6 +131,8 @@ async function startup() {
       if (tool.floor === 'zod') entry.also = { label: 'node -e', ratio: ms(id) / ms('bare') };
       // A built Zod tool cannot start before its bundled Zod has: that floor too.
       if (tool.alsoZodBundled) entry.also = { label: 'bundled zod', ratio: ms(id) / ms('zodBundled') };
+      // A snapshot's tool cannot start before a snapshot that only prints has: that floor too.
+      if (tool.alsoFloor && samples[tool.alsoFloor]) entry.also = { label: floorLabel[tool.alsoFloor], ratio: ms(id) / ms(tool.alsoFloor) };
       if (kind !== 'describe' && kind !== 'file' && digests[id] !== digests.bare) entry.mismatch = `output differs from the floor's: ${digests[id]} vs ${digests.bare}`;
       results.push(entry);
     }
