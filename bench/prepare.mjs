@@ -95,20 +95,17 @@ function snapshotFloors() {
   return { blob, executable };
 }
 
-export async function prepare({ payloads, builds }) {
+export async function prepare({ payloads, modules, snapshots }) {
   rmSync(TMP, { recursive: true, force: true });
   mkdirSync(TMP, { recursive: true });
   const small = inputDir('small', SMALL_INPUT);
-  const built = builds
-    ? {
-      echo: await buildExample('echo'),
-      echo_json_schema: await buildExample('echo_json_schema'),
-      'echo executable': await buildExample('echo', 'executable'),
-      'echo snapshot blob': await buildExample('echo', 'snapshot-blob'),
-    }
-    : {};
+  const built = modules ? { echo: await buildExample('echo'), echo_json_schema: await buildExample('echo_json_schema') } : {};
+  if (snapshots) {
+    built['echo executable'] = await buildExample('echo', 'executable');
+    built['echo snapshot blob'] = await buildExample('echo', 'snapshot-blob');
+  }
   const zodBundled = await bundleZodFloor();
-  const snapshot = builds ? snapshotFloors() : {};
+  const snapshot = snapshots ? snapshotFloors() : {};
   const large = {};
   if (payloads) {
     for (const [id, payload] of Object.entries(PAYLOADS)) large[id] = inputDir(`payload-${id}`, payload.make());
