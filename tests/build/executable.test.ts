@@ -123,6 +123,19 @@ describe('what the snapshot holds', () => {
   });
 });
 
+describe('building the snapshot runs the validation path on the few-shot examples, never biz', () => {
+  it('biz runs on a call only', async () => {
+    const out = join(scratch(), 'marker.blob');
+    const marker = join(scratch(), 'biz-ran.txt');
+    const result = await build(join(ROOT, 'tests/build/fixtures/biz_marker.ts'), out, ['--snapshot-blob'], { BIZ_MARKER: marker });
+    expect(result.code, result.stderr).toBe(0);
+    expect(existsSync(marker)).toBe(false);
+    const called = await run([...fromBlob(out), '{"n": 2}'], { cwd: scratch(), env: { BIZ_MARKER: marker } });
+    expect(called).toMatchObject({ code: 0, stdout: '{\n  "n": 2\n}\n', stderr: '' });
+    expect(readFileSync(marker, 'utf8')).toBe('biz ran');
+  });
+});
+
 describe('a tool a snapshot cannot carry fails to build, saying why; nothing is written', () => {
   const unsnapshottable = join(ROOT, 'tests/build/fixtures/unsnapshottable.ts');
   const refused = async (trap: string, reason: string | RegExp, kind = '--snapshot-blob', env: Record<string, string> = {}) => {

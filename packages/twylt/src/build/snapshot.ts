@@ -11,6 +11,8 @@ import { readdirSync, readlinkSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { resolve } from 'node:path';
 import { startupSnapshot } from 'node:v8';
+import { DESCRIBE_MODES } from '../protocol/constants.js';
+import { describeSpecText } from '../tool/describe.js';
 import { holdRuns, type JsonSpec } from '../tool/hooks.js';
 import { runBuilt } from './entry.js';
 import { REFUSED } from './refusal.js';
@@ -38,12 +40,17 @@ export function snapshotTool(spec: JsonSpec, builtinRequire: NodeRequire, evalua
   }
   const runs = endHold();
   if (runs.length !== 1) refuse(`its module called run() ${runs.length} times while it was evaluated; an executable needs exactly one call at the top level (MyTool.run())`);
+  const run = runs[0]!;
   checkNothingPending(descriptors);
-  // Promise callbacks the module queued have run by then, and whatever they started shows.
-  setImmediate(() => checkNothingPending(descriptors));
-  startupSnapshot.setDeserializeMainFunction(() => {
-    restoreArgv();
-    void runBuilt(spec, runs[0]!);
+  // The call path compiled now is bytecode in the snapshot, not work on every call.
+  for (const mode of DESCRIBE_MODES) describeSpecText(spec, mode);
+  void run.warmUp().then(() => {
+    // Promise callbacks the module queued have run by then, and whatever they started shows.
+    setImmediate(() => checkNothingPending(descriptors));
+    startupSnapshot.setDeserializeMainFunction(() => {
+      restoreArgv();
+      void runBuilt(spec, run.start);
+    });
   });
 }
 

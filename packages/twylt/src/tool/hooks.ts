@@ -13,7 +13,13 @@ const REQUEST_KEY = Symbol.for('twylt.handedRequest');
 const SPEC_KEY = Symbol.for('twylt.embeddedSpec');
 const HELD_KEY = Symbol.for('twylt.heldRuns');
 
-type Slots = { [STDIN_KEY]?: Buffer; [REQUEST_KEY]?: Request; [SPEC_KEY]?: JsonSpec; [HELD_KEY]?: (() => Promise<never>)[] };
+/** A run held while a snapshot is built: how to start it, and how to compile its path ahead. */
+export interface HeldRun {
+  start(): Promise<never>;
+  warmUp(): Promise<void>;
+}
+
+type Slots = { [STDIN_KEY]?: Buffer; [REQUEST_KEY]?: Request; [SPEC_KEY]?: JsonSpec; [HELD_KEY]?: HeldRun[] };
 
 /** A launcher that already consumed stdin hands the bytes over, to be read once. */
 export function replayStdin(bytes: Buffer): void {
@@ -55,17 +61,17 @@ export function embeddedSpec(): JsonSpec | undefined {
 
 /**
  * While a startup snapshot is built (`twylt build --executable`), the tool module is
- * evaluated but its run must wait until the binary starts: `run()` hands its start over
- * instead of running. Returns a function that ends the hold and gives the held starts.
+ * evaluated but its run must wait until the binary starts: `run()` hands it over instead
+ * of running. Returns a function that ends the hold and gives the held runs.
  */
-export function holdRuns(): () => (() => Promise<never>)[] {
+export function holdRuns(): () => HeldRun[] {
   (globalThis as Slots)[HELD_KEY] = [];
   return () => takeOnce(HELD_KEY) ?? [];
 }
 
 /** True when the run was held (see holdRuns): the caller must not start it. */
-export function heldRun(start: () => Promise<never>): boolean {
+export function heldRun(run: HeldRun): boolean {
   const held = (globalThis as Slots)[HELD_KEY];
-  held?.push(start);
+  held?.push(run);
   return held !== undefined;
 }
