@@ -68,9 +68,11 @@ describe('signals during biz in file mode', () => {
       const dir = scratchDir();
       writeFileSync(join(dir, 'input.json'), '{"action": "return_big", "size": 20000000}');
       const child = spawn(tool[0]!, tool.slice(1), { cwd: dir, stdio: 'ignore' });
+      // Listening from the start: on a fast machine the tool may be done before the delay ends.
+      const closed = new Promise<[number | null, string | null]>((resolve) => child.on('close', (c, s) => resolve([c, s])));
       await new Promise((resolve) => setTimeout(resolve, delay));
       child.kill('SIGTERM');
-      const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.on('close', (c, s) => resolve([c, s])));
+      const [code, signal] = await closed;
       const left = readdirSync(dir).filter((name) => name !== 'input.json');
       if (left.length > 0) {
         expect(left).toEqual(['output.json']);
