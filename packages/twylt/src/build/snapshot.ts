@@ -55,9 +55,10 @@ export function snapshotTool(spec: JsonSpec, builtinRequire: NodeRequire, evalua
 }
 
 /**
- * The tool bundle's `require`: Node's own modules, nothing from disk (the build refuses the
- * computed module names that could lead there, build.ts). A tool that catches the error
- * goes on without the module, in the snapshot as in the binary.
+ * The tool bundle's `require`: Node's own modules, nothing from disk (esbuild left only
+ * requires it could not resolve). Thrown while the module is evaluated, the error refuses
+ * the build; thrown when biz runs, it fails the call. A tool that catches it goes on
+ * without the module, in the snapshot as in the binary.
  */
 function requireOf(builtinRequire: NodeRequire): NodeRequire {
   const builtin = new Set(builtinModules);
