@@ -18,6 +18,14 @@ export function node(args, options = {}) {
   return { argv: [process.execPath, '--require', PRELOAD, ...args], cwd: options.cwd, stdin: options.stdin, output: options.output };
 }
 
+/**
+ * A command that is a single executable (`twylt build --executable`): it takes no Node
+ * options on its command line, so the same preload comes through NODE_OPTIONS.
+ */
+export function executable(file, args, options = {}) {
+  return { argv: [file, ...args], env: { NODE_OPTIONS: `--require ${JSON.stringify(PRELOAD)}` }, cwd: options.cwd, stdin: options.stdin, output: options.output };
+}
+
 /** The environment of every run: none of the caller's switches reach the tools. */
 function cleanEnv() {
   const env = { ...process.env };
@@ -41,7 +49,7 @@ export function runOnce(command, capture = false) {
     const started = process.hrtime.bigint();
     const child = spawn(command.argv[0], command.argv.slice(1), {
       cwd: command.cwd,
-      env: ENV,
+      env: command.env ? { ...ENV, ...command.env } : ENV,
       stdio: [stdinFd, capture ? 'pipe' : 'ignore', 'pipe', 'pipe'],
       // Each run in a session of its own: Linux then gives it its own scheduler autogroup, so
       // its CPU share on a busy machine does not depend on what else runs in our session.
@@ -60,7 +68,7 @@ export function runOnce(command, capture = false) {
     child.on('close', (code) => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       if (code !== 0) {
-        reject(new Error(`${command.argv.slice(3).join(' ')} exited ${code}: ${Buffer.concat(stderr).toString().slice(0, 500)}`));
+        reject(new Error(`${command.argv.join(' ')} exited ${code}: ${Buffer.concat(stderr).toString().slice(0, 500)}`));
         return;
       }
       const result = { ms, rssKiB: Number(rss) || null };

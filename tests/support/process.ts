@@ -81,10 +81,11 @@ export function fixture(name: string): string[] {
 
 /**
  * With TWYLT_TEST_BUILT=1, example() and fixture() give the single files that `twylt build`
- * made of them, so the same subprocess suites run against built tools (tests/build/ does so).
+ * made of them, so the same subprocess suites run against built tools (tests/build/ does so);
+ * with TWYLT_TEST_EXECUTABLES=<dir>, the executables `twylt build --executable` made there.
  */
 export function testBuilt(): boolean {
-  return process.env.TWYLT_TEST_BUILT === '1';
+  return process.env.TWYLT_TEST_BUILT === '1' || process.env.TWYLT_TEST_EXECUTABLES !== undefined;
 }
 
 /** Where tests/build/ writes the single file of an example or a runtime fixture. */
@@ -92,7 +93,18 @@ export function singleFile(kind: 'examples' | 'fixtures', name: string): string 
   return `${ROOT}build/single/${kind}/${name}.mjs`;
 }
 
+/** Where tests/build/ writes the executable of an example or a runtime fixture, under `dir`. */
+export function executableFile(dir: string, kind: 'examples' | 'fixtures', name: string): string {
+  return `${dir}/${kind}/${name}`;
+}
+
 function builtSingle(kind: 'examples' | 'fixtures', name: string): string[] {
+  const executables = process.env.TWYLT_TEST_EXECUTABLES;
+  if (executables !== undefined) {
+    const file = executableFile(executables, kind, name);
+    if (!existsSync(file)) throw new Error(`${file} is missing: tests/build/runtime-executable.test.ts builds it`);
+    return [file];
+  }
   const file = singleFile(kind, name);
   if (!existsSync(file)) throw new Error(`${file} is missing: run npx vitest run tests/build first`);
   return [process.execPath, file];

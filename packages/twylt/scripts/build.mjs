@@ -20,7 +20,7 @@ const LAZY = [
   'schema/zod', 'schema/standard', 'schema/json-validator',
   'tool/help', 'guardrails/run-hooks', 'bootstrap/default-requirements', 'client/schema-check',
   'cli/commands/describe', 'cli/commands/call', 'cli/commands/build', 'cli/commands/check',
-  'build/index', 'build/entry', 'build/load',
+  'build/index', 'build/entry', 'build/load', 'build/snapshot',
   'cli/commands/inspect', 'inspect/server', 'inspect/browser',
 ];
 

@@ -3,16 +3,21 @@
  * into one ESM file that runs with plain node and no node_modules. The tool's json_spec is
  * computed at build time, by running a first bundle once, and embedded in the final one, so
  * describe never loads schema code; the tool itself is carried as a string with V8's code
- * cache (load.ts, ADR 0008). esbuild does the bundling; it is loaded only here.
+ * cache (load.ts, ADR 0008). With `kind: 'executable'` (or 'snapshot-blob') the tool is
+ * evaluated into a V8 startup snapshot instead, in one binary with Node (executable.ts,
+ * ADR 0010). esbuild (and postject) are optional peer dependencies, loaded only here.
  */
-import { spawn } from 'node:child_process';
-import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { builtinModules } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { builtinModules, createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BuildOptions as EsbuildOptions, Plugin } from 'esbuild';
 import type { JsonSpec } from '../tool/hooks.js';
-import { codeCache, IMPORT_META } from './load.js';
+import { runQuiet } from './child.js';
+import { BuildError } from './errors.js';
+import { checkPlatform, makeSnapshot, type SnapshotKind } from './executable.js';
+import { codeCache, IMPORT_META, wrapBundle } from './load.js';
 
 export interface BuildOptions {
   /** The tool's source file: it runs the tool when evaluated (`MyTool.run()`). */
@@ -21,7 +26,14 @@ export interface BuildOptions {
   outfile: string;
   /** Minify the output (default true): smaller files start faster. */
   minify?: boolean;
+  /**
+   * What to write: one ES module (default), a single executable with the tool evaluated
+   * into a startup snapshot, or that snapshot alone, for `node --snapshot-blob <file>`.
+   */
+  kind?: 'module' | SnapshotKind;
 }
+
+export { BuildError };
 
 export interface BuildResult {
   outfile: string;
@@ -29,24 +41,19 @@ export interface BuildResult {
   spec: JsonSpec;
 }
 
-/** A build that cannot succeed; the message says why. */
-export class BuildError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'BuildError';
-  }
-}
-
 /** The modules every built file starts with (see entry.ts, load.ts), beside this one in dist/ or src/. */
 const sibling = (name: string) => fileURLToPath(new URL(`./${name}${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url));
 const ENTRY_RUNTIME = sibling('entry');
 const LOADER = sibling('load');
+const SNAPSHOT_RUNTIME = sibling('snapshot');
 
 export async function buildTool(options: BuildOptions): Promise<BuildResult> {
   const entry = resolve(options.entry);
   const outfile = resolve(options.outfile);
   const minify = options.minify ?? true;
-  const esbuild = await loadEsbuild();
+  const kind = options.kind ?? 'module';
+  if (kind !== 'module') checkPlatform(kind);
+  const { esbuild, postject } = await loadPeers(kind);
   const bundle: Bundle = async (contents, settings) => {
     try {
       const result = await esbuild.build({
@@ -75,6 +82,16 @@ export async function buildTool(options: BuildOptions): Promise<BuildResult> {
   // The probe stays readable: its stack trace is what the author sees if the tool fails to load.
   const spec = await askSpec(entry, (await esm(runBuiltSource(undefined, `() => import(${JSON.stringify(entry)})`), false)).code);
   const tool = await toolBundle(entry, minify, bundle);
+  if (kind !== 'module') {
+    if (tool === undefined) {
+      throw new BuildError(`${entry} needs an ES module (top-level await, or import.meta other than url, filename and dirname), and a startup snapshot evaluates CommonJS only: build it without --${kind}`);
+    }
+    const script = (await bundle(snapshotEntrySource(spec, tool, outfile), { format: 'cjs', minify })).code;
+    await mkdir(dirname(outfile), { recursive: true });
+    const temporary = await makeSnapshot(kind, script, outfile, spec, postject, dirname(entry));
+    await publish(temporary, outfile, kind === 'executable' ? 0o755 : 0o644);
+    return { outfile, bytes: (await stat(outfile)).size, spec };
+  }
   const code = tool === undefined
     ? (await esm(runBuiltSource(spec, `() => import(${JSON.stringify(entry)})`), minify)).code
     : (await esm(
@@ -95,6 +112,21 @@ type Bundle = (contents: string, settings: Pick<EsbuildOptions, 'format' | 'mini
 
 /** Bundled CommonJS code may require node's own modules; ESM has no `require` of its own. */
 const ESM_BANNER = "#!/usr/bin/env node\nimport { createRequire as __twyltCreateRequire } from 'node:module';\nconst require = __twyltCreateRequire(import.meta.url);";
+
+/**
+ * The script a startup snapshot is built from (see snapshot.ts): the tool bundle is a
+ * function it calls at once, with import.meta fixed to the file being written.
+ */
+function snapshotEntrySource(spec: JsonSpec, tool: string, outfile: string): string {
+  const meta = { url: pathToFileURL(outfile).href, filename: outfile, dirname: dirname(outfile) };
+  return [
+    `import { snapshotTool } from ${JSON.stringify(SNAPSHOT_RUNTIME)};`,
+    `snapshotTool(${JSON.stringify(spec)}, require, (require) => {`,
+    '  const module = { exports: {} };',
+    `  ${wrapBundle(tool)}.call(undefined, module.exports, require, module, ${JSON.stringify(meta.filename)}, ${JSON.stringify(meta.dirname)}, ${JSON.stringify(meta)});`,
+    '});',
+  ].join('\n');
+}
 
 /** The module every built file starts with (see entry.ts), then the tool, loaded by `loadTool`. */
 function runBuiltSource(spec: JsonSpec | undefined, loadTool: string): string {
@@ -172,12 +204,42 @@ const englishZod: Plugin = {
 };
 const ZOD_LOCALES = 'twylt-zod-locales';
 
-async function loadEsbuild(): Promise<typeof import('esbuild')> {
+/** The peer dependencies each kind of build needs: esbuild, and postject for an executable. */
+async function loadPeers(kind: BuildOptions['kind']): Promise<{ esbuild: typeof import('esbuild'); postject?: string }> {
+  const missing: string[] = [];
+  let esbuild: typeof import('esbuild') | undefined;
+  let postject: string | undefined;
   try {
-    return await import('esbuild');
+    esbuild = await import('esbuild');
   } catch (error) {
-    throw new BuildError(`twylt build needs esbuild, which cannot be loaded: ${(error as Error).message}`);
+    if (!notFound(error, 'esbuild')) throw new BuildError(`twylt build needs esbuild, which is installed but cannot be loaded: ${(error as Error).message}`);
+    missing.push('esbuild');
   }
+  if (kind === 'executable') {
+    try {
+      postject = createRequire(import.meta.url).resolve('postject');
+    } catch {
+      missing.push('postject');
+    }
+  }
+  if (missing.length > 0) throw new BuildError(installHint(kind, missing));
+  return { esbuild: esbuild!, postject };
+}
+
+function notFound(error: unknown, name: string): boolean {
+  const { code, message } = error as { code?: string; message?: string };
+  return (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && (message ?? '').includes(`'${name}'`);
+}
+
+/** What to install, with the versions twylt's package.json asks of its optional peers. */
+function installHint(kind: BuildOptions['kind'], missing: string[]): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { peerDependencies: Record<string, string> };
+  const command = kind === 'module' || kind === undefined ? 'twylt build' : `twylt build --${kind}`;
+  const [are, them, what] = missing.length > 1 ? ['are', 'them', 'optional peer dependencies'] : ['is', 'it', 'an optional peer dependency'];
+  return (
+    `${missing.join(' and ')} ${are} not installed: ${what} of twylt that only \`${command}\` needs (a tool's run never uses ${them}). Install with:\n` +
+    `  npm install --save-dev ${missing.map((name) => `"${name}@${manifest.peerDependencies[name]}"`).join(' ')}`
+  );
 }
 
 /**
@@ -189,7 +251,7 @@ async function askSpec(entry: string, code: string): Promise<JsonSpec> {
   const probe = join(dirname(entry), `.${basename(entry)}.twylt-build-${process.pid}.mjs`);
   await writeFile(probe, code);
   try {
-    const { code: exit, stdout, stderr } = await runNode(probe, ['{"describe": "json_spec"}']);
+    const { code: exit, stdout, stderr } = await runQuiet([process.execPath, probe, '{"describe": "json_spec"}'], dirname(probe));
     if (exit !== 0) throw new BuildError(`${entry} did not describe itself (exit ${exit}):\n${(stderr.trim() || stdout.trim()).slice(-4000)}`);
     try {
       return JSON.parse(stdout) as JsonSpec;
@@ -201,28 +263,23 @@ async function askSpec(entry: string, code: string): Promise<JsonSpec> {
   }
 }
 
-function runNode(file: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env = { ...process.env };
-  // The probe must describe the tool as a consumer would see it by default.
-  for (const key of Object.keys(env)) if (key === 'INPUT_DESCRIBE' || key === 'NODE_OPTIONS' || /^(TWYLT|TOOLSPEC)_/.test(key)) delete env[key];
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [file, ...args], { cwd: dirname(file), env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
-  });
-}
-
 /** The output appears whole or not at all, executable like any tool; its folder is created. */
 async function writeWhole(outfile: string, code: string): Promise<void> {
   const temporary = `${outfile}.${process.pid}.tmp`;
   try {
     await mkdir(dirname(outfile), { recursive: true });
     await writeFile(temporary, code);
-    await chmod(temporary, 0o755);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw new BuildError(`Cannot write ${outfile}: ${(error as Error).message}`);
+  }
+  await publish(temporary, outfile, 0o755);
+}
+
+/** Gives the finished temporary file its mode and its final name. */
+async function publish(temporary: string, outfile: string, mode: number): Promise<void> {
+  try {
+    await chmod(temporary, mode);
     await rename(temporary, outfile);
   } catch (error) {
     await rm(temporary, { force: true });

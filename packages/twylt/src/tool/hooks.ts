@@ -11,8 +11,15 @@ export type { JsonSpec };
 const STDIN_KEY = Symbol.for('twylt.replayedStdin');
 const REQUEST_KEY = Symbol.for('twylt.handedRequest');
 const SPEC_KEY = Symbol.for('twylt.embeddedSpec');
+const HELD_KEY = Symbol.for('twylt.heldRuns');
 
-type Slots = { [STDIN_KEY]?: Buffer; [REQUEST_KEY]?: Request; [SPEC_KEY]?: JsonSpec };
+/** A run held while a snapshot is built: how to start it, and how to compile its path ahead. */
+export interface HeldRun {
+  start(): Promise<never>;
+  warmUp(): Promise<void>;
+}
+
+type Slots = { [STDIN_KEY]?: Buffer; [REQUEST_KEY]?: Request; [SPEC_KEY]?: JsonSpec; [HELD_KEY]?: HeldRun[] };
 
 /** A launcher that already consumed stdin hands the bytes over, to be read once. */
 export function replayStdin(bytes: Buffer): void {
@@ -50,4 +57,21 @@ export function embedSpec(spec: JsonSpec): void {
 
 export function embeddedSpec(): JsonSpec | undefined {
   return (globalThis as Slots)[SPEC_KEY];
+}
+
+/**
+ * While a startup snapshot is built (`twylt build --executable`), the tool module is
+ * evaluated but its run must wait until the binary starts: `run()` hands it over instead
+ * of running. Returns a function that ends the hold and gives the held runs.
+ */
+export function holdRuns(): () => HeldRun[] {
+  (globalThis as Slots)[HELD_KEY] = [];
+  return () => takeOnce(HELD_KEY) ?? [];
+}
+
+/** True when the run was held (see holdRuns): the caller must not start it. */
+export function heldRun(run: HeldRun): boolean {
+  const held = (globalThis as Slots)[HELD_KEY];
+  held?.push(run);
+  return held !== undefined;
 }

@@ -125,6 +125,25 @@ async function execute(tool: ToolDefinition, input: unknown, io: RunIo, options:
   }
 }
 
+/**
+ * The validation path run once on the tool's own few-shot examples, results discarded, so
+ * that a startup snapshot (`twylt build --executable`) holds it compiled and its modules
+ * loaded. biz is never called; a failure here changes nothing.
+ */
+export async function warmUp(tool: ToolDefinition): Promise<void> {
+  try {
+    const input = await adaptSchema(tool.inputSchema, 'input');
+    const output = await adaptSchema(tool.outputSchema, 'output');
+    for (const shot of tool.fewShots ?? []) {
+      await input.validate(shot.input);
+      const checked = await output.validate(shot.output);
+      if (checked.ok) formatResult(checked.value);
+    }
+  } catch {
+    // An example the schemas refuse, or a refinement that throws: the call will say so.
+  }
+}
+
 async function startGuardrails(tool: ToolDefinition, io: RunIo, transport: 'cli' | 'stdin' | 'file'): Promise<RunGuardrails | null> {
   if (!guardrailsRequested(io.env)) {
     forgetGuardrails();

@@ -2,7 +2,8 @@
 import type { InferInput, InferOutput, SchemaLike } from '../schema/types.js';
 import type { FewShot, Requirements, ToolDefinition, ToolMetadata } from './definition.js';
 import { expectExit } from './biz.js';
-import { processIo, runTool, type RunIo } from './run.js';
+import { heldRun } from './hooks.js';
+import { processIo, runTool, warmUp, type RunIo } from './run.js';
 
 type Awaitable<T> = T | Promise<T>;
 
@@ -62,6 +63,8 @@ export function defineTool<I extends SchemaLike, O extends SchemaLike>(spec: Too
 
 /** A whole process: run once, make sure stdout is flushed, exit with the protocol's code. */
 async function runMain(tool: ToolDefinition): Promise<never> {
+  // A startup snapshot is being built: this run starts when the binary does.
+  if (heldRun({ start: () => runMain(tool), warmUp: () => warmUp(tool) })) return new Promise<never>(() => {});
   guardProcess();
   const code = await runTool(tool, processIo());
   process.exit(code);
