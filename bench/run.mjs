@@ -6,7 +6,7 @@
  *   node bench/run.mjs --quick          a short run (noisier)
  *   node bench/run.mjs --runs 40 --payload-runs 10 --consumer-runs 50
  *   node bench/run.mjs --json           machine-readable results on stdout
- *   node bench/run.mjs --only startup   one part: startup, executable, payload or consumer
+ *   node bench/run.mjs --only startup   one part: startup, executable, payload, consumer or exact-json
  */
 import { execFileSync } from 'node:child_process';
 import { cpus, freemem, platform, release, totalmem } from 'node:os';
@@ -16,7 +16,7 @@ import { alternate, executable, median, node } from './lib/measure.mjs';
 import { PAYLOADS, ROOT, SMALL_INPUT, TMP, prepare } from './prepare.mjs';
 
 const USAGE = `usage: node bench/run.mjs [--quick] [--runs N] [--payload-runs N] [--consumer-runs N]
-                         [--only startup|executable|payload|consumer]... [--json]
+                         [--only startup|executable|payload|consumer|exact-json]... [--json]
 Every row against its floor, measured in the same run; see docs/performance.md.`;
 let flags;
 try {
@@ -44,7 +44,7 @@ const rounds = {
   payload: Number(flags['payload-runs'] ?? (flags.quick ? 2 : 5)),
   consumer: Number(flags['consumer-runs'] ?? (flags.quick ? 10 : 30)),
 };
-const PARTS = ['startup', 'executable', 'payload', 'consumer'];
+const PARTS = ['startup', 'executable', 'payload', 'consumer', 'exact-json'];
 const parts = flags.only ?? PARTS;
 const wrong = [
   ...parts.filter((part) => !PARTS.includes(part)).map((part) => `--only ${part}: not one of ${PARTS.join(', ')}`),
@@ -209,6 +209,13 @@ async function payload() {
   }
 }
 
+/** What exact numbers cost a consumer's parse (ADR 0009), against JSON.parse of the same text. */
+function exactJson() {
+  log(`exact numbers in a consumer's parse (${rounds.consumer} rounds)`);
+  const out = JSON.parse(execFileSync(process.execPath, [join(ROOT, 'bench/exact-json.mjs'), String(rounds.consumer)], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }));
+  for (const row of out.rows) results.push({ part: 'exact-json', row: row.row, ms: row.ms, floor: 'JSON.parse', floorMs: row.floorMs, ratio: row.ms / row.floorMs });
+}
+
 async function consumer() {
   log(`consumer calls (${rounds.consumer} rounds)`);
   const bridge = join(ROOT, 'packages/twylt-mcp/dist/cli.js');
@@ -229,6 +236,7 @@ if (parts.includes('executable')) {
 }
 if (parts.includes('payload')) await payload();
 if (parts.includes('consumer')) await consumer();
+if (parts.includes('exact-json')) exactJson();
 
 const machine = {
   cpu: `${cpus()[0]?.model ?? 'unknown'} x ${cpus().length}`,
