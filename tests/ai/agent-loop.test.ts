@@ -3,13 +3,13 @@
  * model (no network) and real tool processes. Each test reads what the model was sent in
  * the next step, which is what a real provider would have received.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateText, stepCountIs, streamText } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { twyltTools, TwyltCallError } from 'twylt-ai';
-import { SLEEPER, isRunning, waitFor } from '../support/mcp.js';
+import { SLEEPER, isRunning, sleeperPid, waitFor } from '../support/mcp.js';
 import { example } from '../support/process.js';
 import { NO_PYTHON_REASON, noPython, pythonTool } from '../support/python.js';
 import { BOOKING, answer, callTools, scriptedModel, scriptedStreamingModel, toolResultsIn } from './support.js';
@@ -162,8 +162,7 @@ describe('failures the model can act on, in the loop', () => {
     const controller = new AbortController();
 
     const generation = generateText({ model, tools, stopWhen: stepCountIs(3), prompt: 'Wait.', abortSignal: controller.signal });
-    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '', 'the sleeper to write its pid');
-    const pid = Number(readFileSync(pidFile, 'utf8'));
+    const pid = await sleeperPid(pidFile);
     expect(isRunning(pid)).toBe(true);
     controller.abort(new Error('the user left'));
 

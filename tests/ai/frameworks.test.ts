@@ -4,7 +4,7 @@
  * (`tool` of @openai/agents-core, which @openai/agents re-exports). Each framework runs the
  * tool as its agents would: through its own `invoke`.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ToolMessage } from '@langchain/core/messages';
@@ -12,7 +12,7 @@ import { tool as langchainTool } from '@langchain/core/tools';
 import { RunContext, tool as openaiTool } from '@openai/agents-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { describeForAgents, type AgentTool } from 'twylt-ai';
-import { SLEEPER, isRunning, waitFor } from '../support/mcp.js';
+import { SLEEPER, isRunning, sleeperPid, waitFor } from '../support/mcp.js';
 import { BOOKING } from './support.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'twylt-ai-frameworks-'));
@@ -69,8 +69,7 @@ describe('LangChain.js', () => {
     const pidFile = join(scratch, 'langchain.pid');
     const controller = new AbortController();
     const run = sleeper!.invoke({ action: 'wait', pid_file: pidFile, release_file: join(scratch, 'never') }, { signal: controller.signal });
-    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '', 'the sleeper to write its pid');
-    const pid = Number(readFileSync(pidFile, 'utf8'));
+    const pid = await sleeperPid(pidFile);
     controller.abort();
     await expect(run).rejects.toThrow();
     await waitFor(() => !isRunning(pid), `the sleeper (pid ${pid}) to be killed`, 5_000);

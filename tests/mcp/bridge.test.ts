@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { example, run } from '../support/process.js';
-import { HAS_PYTHON, PY_ECHO, SLEEPER, isRunning, startBridge, textOf, waitFor, type Bridge } from '../support/mcp.js';
+import { HAS_PYTHON, PY_ECHO, SLEEPER, isRunning, sleeperPid, startBridge, textOf, waitFor, type Bridge } from '../support/mcp.js';
 
 // Also bounds the describe at start-up: generous enough for a slow, busy CI machine.
 const QUICK_TIMEOUT_MS = 3000;
@@ -199,8 +199,7 @@ describe('concurrency and cancellation', () => {
     const pidFile = join(dir, 'cancel.pid');
     const controller = new AbortController();
     const pending = call('sleeper', { action: 'wait', pid_file: pidFile, release_file: join(dir, 'never') }, { signal: controller.signal });
-    await waitFor(() => existsSync(pidFile), 'the call to start');
-    const pid = Number(readFileSync(pidFile, 'utf8'));
+    const pid = await sleeperPid(pidFile);
     expect(isRunning(pid)).toBe(true);
     controller.abort('changed my mind');
     await expect(pending).rejects.toThrow();

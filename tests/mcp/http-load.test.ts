@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SLEEPER, isRunning, waitFor } from '../support/mcp.js';
+import { SLEEPER, isRunning, sleeperPid, waitFor } from '../support/mcp.js';
 import { MCP_HEADERS, childrenOf, lineCount, rawRequest, sseMessages, startHttpBridge, toolsCall, type HttpBridgeProcess } from '../support/mcp-http.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'twylt-mcp-http-load-'));
@@ -222,8 +222,7 @@ describe('cancellation', () => {
       const pending = client.callTool({ name: 'sleeper', arguments: { action: 'wait', pid_file: pidFile, release_file: join(dir, 'never') } }, undefined, {
         signal: controller.signal,
       });
-      await waitFor(() => existsSync(pidFile), 'the call to start');
-      const pid = Number(readFileSync(pidFile, 'utf8'));
+      const pid = await sleeperPid(pidFile);
       expect(isRunning(pid)).toBe(true);
       controller.abort('changed my mind');
       await expect(pending).rejects.toThrow();
@@ -249,8 +248,7 @@ describe('cancellation', () => {
         body: toolsCall(1, 'sleeper', { action: 'wait', pid_file: pidFile, release_file: join(dir, 'never') }),
         signal: controller.signal,
       }).then((response) => response.text());
-      await waitFor(() => existsSync(pidFile), 'the call to start');
-      const pid = Number(readFileSync(pidFile, 'utf8'));
+      const pid = await sleeperPid(pidFile);
       controller.abort();
       await expect(pending).rejects.toThrow();
       await waitFor(() => !isRunning(pid), `process ${pid} to end`);
@@ -323,8 +321,7 @@ describe('SIGTERM', () => {
     const client = await bridge.connect();
     const call = client.callTool({ name: 'sleeper', arguments: { action: 'wait', pid_file: pidFile, release_file: join(dir, 'never') } }, undefined, { timeout: 30_000 });
     call.catch(() => {});
-    await waitFor(() => existsSync(pidFile), 'the call to start');
-    const pid = Number(readFileSync(pidFile, 'utf8'));
+    const pid = await sleeperPid(pidFile);
     const signalled = Date.now();
     bridge.child.kill('SIGTERM');
     expect(await bridge.exited).toEqual({ code: 143, signal: null });

@@ -2,12 +2,12 @@
  * Starting and stopping `twylt-mcp`: the command line, config files, and the refusals that
  * name the tool at fault.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { run } from '../support/process.js';
-import { BRIDGE_CLI, SLEEPER, isRunning, startBridge, textOf, waitFor, type Bridge } from '../support/mcp.js';
+import { BRIDGE_CLI, SLEEPER, isRunning, sleeperPid, startBridge, textOf, waitFor, type Bridge } from '../support/mcp.js';
 import { toMcpTool } from 'twylt-mcp';
 
 const dir = mkdtempSync(join(tmpdir(), 'twylt-mcp-startup-'));
@@ -59,8 +59,7 @@ describe('stopping', () => {
     const pidFile = join(dir, `${name}.pid`);
     const pending = served.client.callTool({ name: 'sleeper', arguments: { action: 'wait', pid_file: pidFile, release_file: join(dir, 'never') } });
     pending.catch(() => {}); // the bridge goes away before answering
-    await waitFor(() => existsSync(pidFile), 'the call to start');
-    return Number(readFileSync(pidFile, 'utf8'));
+    return sleeperPid(pidFile);
   }
 
   it('kills the tools still running when its client goes away', async () => {

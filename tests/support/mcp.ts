@@ -81,3 +81,9 @@ export function isRunning(pid: number): boolean {
     return true;
   }
 }
+
+/** The pid a sleeper writes to `file` once its call runs (the file appears whole: see sleeper.mjs). */
+export async function sleeperPid(file: string): Promise<number> {
+  await waitFor(() => existsSync(file), `the sleeper to write ${file}`);
+  return Number(readFileSync(file, 'utf8'));
+}
