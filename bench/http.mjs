@@ -21,44 +21,28 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { directCall } from './lib/direct.mjs';
+import { benchFlags, usageError } from './lib/flags.mjs';
 import { median } from './lib/measure.mjs';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const USAGE = `usage: node bench/http.mjs [--quick] [--clients K,K,...] [--calls N] [--rounds R] [--max-seconds S] [--json]`;
 
-let flags;
-try {
-  ({ values: flags } = parseArgs({
-    options: {
-      help: { type: 'boolean', short: 'h', default: false },
-      json: { type: 'boolean', default: false },
-      quick: { type: 'boolean', default: false },
-      clients: { type: 'string' },
-      calls: { type: 'string' },
-      rounds: { type: 'string' },
-      'max-seconds': { type: 'string' },
-    },
-  }));
-} catch (error) {
-  process.stderr.write(`${error.message}\n${USAGE}\n`);
-  process.exit(64);
-}
-if (flags.help) {
-  process.stdout.write(`${USAGE}\n`);
-  process.exit(0);
-}
+const flags = benchFlags(USAGE, {
+  clients: { type: 'string' },
+  calls: { type: 'string' },
+  rounds: { type: 'string' },
+  'max-seconds': { type: 'string' },
+});
 const clientCounts = (flags.clients ?? (flags.quick ? '1,4' : '1,4,16')).split(',').map(Number);
 const calls = Number(flags.calls ?? (flags.quick ? 16 : 24));
 const rounds = Number(flags.rounds ?? (flags.quick ? 2 : 8));
 const maxSeconds = Number(flags['max-seconds'] ?? 900);
 const positive = (n) => Number.isInteger(n) && n > 0;
 if (!clientCounts.every(positive) || !positive(calls) || !positive(rounds) || !positive(maxSeconds)) {
-  process.stderr.write(`--clients, --calls, --rounds and --max-seconds take positive whole numbers\n${USAGE}\n`);
-  process.exit(64);
+  usageError('--clients, --calls, --rounds and --max-seconds take positive whole numbers', USAGE);
 }
 
 const BRIDGE = join(ROOT, 'packages/twylt-mcp/dist/cli.js');

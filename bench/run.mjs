@@ -11,34 +11,19 @@
 import { execFileSync } from 'node:child_process';
 import { cpus, freemem, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { benchFlags, usageError } from './lib/flags.mjs';
 import { alternate, executable, median, node } from './lib/measure.mjs';
 import { PAYLOADS, ROOT, SMALL_INPUT, TMP, prepare } from './prepare.mjs';
 
 const USAGE = `usage: node bench/run.mjs [--quick] [--runs N] [--payload-runs N] [--consumer-runs N]
                          [--only startup|executable|payload|consumer|exact-json]... [--json]
 Every row against its floor, measured in the same run; see docs/performance.md.`;
-let flags;
-try {
-  ({ values: flags } = parseArgs({
-    options: {
-      help: { type: 'boolean', short: 'h', default: false },
-      json: { type: 'boolean', default: false },
-      quick: { type: 'boolean', default: false },
-      runs: { type: 'string' },
-      'payload-runs': { type: 'string' },
-      'consumer-runs': { type: 'string' },
-      only: { type: 'string', multiple: true },
-    },
-  }));
-} catch (error) {
-  process.stderr.write(`${error.message}\n${USAGE}\n`);
-  process.exit(64);
-}
-if (flags.help) {
-  process.stdout.write(`${USAGE}\n`);
-  process.exit(0);
-}
+const flags = benchFlags(USAGE, {
+  runs: { type: 'string' },
+  'payload-runs': { type: 'string' },
+  'consumer-runs': { type: 'string' },
+  only: { type: 'string', multiple: true },
+});
 const rounds = {
   startup: Number(flags.runs ?? (flags.quick ? 5 : 15)),
   payload: Number(flags['payload-runs'] ?? (flags.quick ? 2 : 5)),
@@ -50,10 +35,7 @@ const wrong = [
   ...parts.filter((part) => !PARTS.includes(part)).map((part) => `--only ${part}: not one of ${PARTS.join(', ')}`),
   ...Object.entries(rounds).filter(([, n]) => !Number.isInteger(n) || n < 1).map(([part]) => `the ${part} rounds must be a positive integer`),
 ];
-if (wrong.length > 0) {
-  process.stderr.write(`${wrong.join('\n')}\n${USAGE}\n`);
-  process.exit(64);
-}
+if (wrong.length > 0) usageError(wrong.join('\n'), USAGE);
 const log = (text) => process.stderr.write(`${text}\n`);
 const progress = (name) => (done, total) => process.stderr.write(`\r  ${name}: round ${done}/${total}${done === total ? '\n' : ''}`);
 
