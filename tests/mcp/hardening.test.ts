@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BRIDGE_CLI, MISFIT, startRawBridge, type RawBridge } from '../support/mcp.js';
+import { MCP_HEADERS, rawRequest, sseMessages, startHttpBridge, toolsCall } from '../support/mcp-http.js';
 import { ROOT, run } from '../support/process.js';
 
 /** The pattern misfit publishes for `text`; JavaScript's engine needs seconds on HOSTILE. */
@@ -43,6 +44,24 @@ describe('a backtracking-prone pattern', () => {
     );
     expect(list.result.tools[0].inputSchema.properties.text.pattern).toBe(PATTERN);
     expect(echo.result.structuredContent).toEqual({ text: 'two words' });
+  });
+
+  it('does not stall the bridge over --http either: the hostile call and a health check are answered at once', async () => {
+    const http = await startHttpBridge(['--', ...MISFIT]);
+    try {
+      const started = Date.now();
+      const [hostile, health] = await Promise.all([
+        rawRequest(http.url, { headers: MCP_HEADERS, body: toolsCall(1, 'misfit', { action: 'echo', text: HOSTILE }) }),
+        rawRequest(`${http.base}/healthz`, { method: 'GET' }),
+      ]);
+      expect(Date.now() - started).toBeLessThan(PROMPT_MS);
+      expect(health.status).toBe(200);
+      const [answer] = sseMessages(hostile.body);
+      expect(answer!.result.isError).toBe(true);
+      expect(answer!.result.content[0].text).toContain(`- /text: must match pattern "${PATTERN}"`);
+    } finally {
+      http.child.kill('SIGKILL');
+    }
   });
 });
 
