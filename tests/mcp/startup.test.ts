@@ -87,8 +87,8 @@ describe('refusing to start', () => {
     const lines = result.stderr.trim().split('\n');
     expect(lines[0]).toBe('twylt-mcp: cannot start:');
     expect(lines.slice(1)).toEqual([
-      expect.stringMatching(/^cannot describe tool \(\/nonexistent\/twylt-tool\): cannot run .*ENOENT/),
-      expect.stringMatching(/^cannot describe tool \(.*node -e "process\.exit\(1\)"\): tool exited with 1, which is not a TWYLT exit code/),
+      expect.stringMatching(/^twylt-mcp: cannot describe tool \(\/nonexistent\/twylt-tool\): cannot run .*ENOENT/),
+      expect.stringMatching(/^twylt-mcp: cannot describe tool \(.*node -e "process\.exit\(1\)"\): tool exited with 1, which is not a TWYLT exit code/),
     ]);
   });
 
@@ -103,7 +103,9 @@ describe('refusing to start', () => {
     const file = configFile('bad.json', { tools: [{ command: [...SLEEPER], timeoutMs: 'soon', shell: true }] });
     const result = await bridge('--config', file);
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`${file} is not a valid TWYLT tool-set config:\n  tools[0].timeoutMs: Expected an integer, got "soon"\n  tools[0].shell: Unknown field\n`);
+    expect(result.stderr).toContain(
+      `twylt-mcp: ${file} is not a valid TWYLT tool-set config:\ntwylt-mcp:   tools[0].timeoutMs: Expected an integer, got "soon"\ntwylt-mcp:   tools[0].shell: Unknown field\n`,
+    );
   });
 
   it('says so when the config file is missing or not JSON', async () => {

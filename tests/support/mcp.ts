@@ -1,5 +1,5 @@
 /** Starting the real `twylt-mcp` command and talking to it with the MCP SDK's own client. */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -7,6 +7,7 @@ import { ROOT } from './process.js';
 
 export const BRIDGE_CLI = `${ROOT}packages/twylt-mcp/dist/cli.js`;
 export const SLEEPER = [process.execPath, `${ROOT}tests/fixtures/mcp/sleeper.mjs`];
+export const MISFIT = [process.execPath, `${ROOT}tests/fixtures/mcp/misfit.mjs`];
 export const PY_ECHO = ['python3', `${ROOT}tests/fixtures/python/echo_tool.py`];
 
 /** Whether the foreign Python fixtures can run here. */
@@ -86,4 +87,49 @@ export function isRunning(pid: number): boolean {
 export async function sleeperPid(file: string): Promise<number> {
   await waitFor(() => existsSync(file), `the sleeper to write ${file}`);
   return Number(readFileSync(file, 'utf8'));
+}
+
+/** A bridge driven line by line, for what an SDK client never sends (bad JSON, huge lines). */
+export interface RawBridge {
+  child: ChildProcessWithoutNullStreams;
+  /** Write one line (a newline is added). */
+  send(line: string): void;
+  /** Send a JSON-RPC request and wait, at most `ms`, for the answer with its id. */
+  request(method: string, params: unknown, id: number, ms?: number): Promise<Record<string, any>>;
+  /** The next answer (in arrival order) that `match` accepts, waiting at most `ms`. */
+  answer(match: (message: Record<string, any>) => boolean, what: string, ms?: number): Promise<Record<string, any>>;
+  stderr(): string;
+  /** Resolves with the exit code once the bridge has ended. */
+  exited: Promise<number | null>;
+}
+
+/** Start `twylt-mcp ARGS...` over stdio and initialize it by hand. */
+export async function startRawBridge(args: readonly string[]): Promise<RawBridge> {
+  const child = spawn(process.execPath, [BRIDGE_CLI, ...args], { cwd: ROOT, env: bridgeEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+  const messages: Record<string, any>[] = [];
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+    let newline: number;
+    while ((newline = stdout.indexOf('\n')) !== -1) {
+      messages.push(JSON.parse(stdout.slice(0, newline)) as Record<string, any>);
+      stdout = stdout.slice(newline + 1);
+    }
+  });
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  child.stdin.on('error', () => {});
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const send = (line: string) => void child.stdin.write(`${line}\n`);
+  const answer = async (match: (message: Record<string, any>) => boolean, what: string, ms = 10_000) => {
+    await waitFor(() => messages.some(match), `${what}; stderr: ${stderr}`, ms);
+    return messages.splice(messages.findIndex(match), 1)[0]!;
+  };
+  const request = (method: string, params: unknown, id: number, ms?: number) => {
+    send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+    return answer((message) => message.id === id, `the answer to ${method} #${id}`, ms);
+  };
+  await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } }, 0, 20_000);
+  send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+  return { child, send, request, answer, stderr: () => stderr, exited };
 }

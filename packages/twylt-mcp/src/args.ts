@@ -2,7 +2,7 @@
  * The `twylt-mcp` command line: bridge options first, then one `--` before each tool's
  * command. Pure: turns argv into a plan, reads no files.
  *
- *   twylt-mcp [--config FILE]... [--timeout MS] [--max-output-bytes N] [--http [HOST:]PORT ...] [-- CMD [ARG...]]...
+ *   twylt-mcp [--config FILE]... [--timeout MS] [--max-output-bytes N] [--max-message-bytes N] [--http [HOST:]PORT ...] [-- CMD [ARG...]]...
  */
 import { parseArgs } from 'node:util';
 import { parseListenAddress } from 'twylt/server';
@@ -21,6 +21,8 @@ export interface CliPlan {
   /** Tool processes at once, and calls that may wait for one (both modes). */
   maxConcurrency?: number;
   maxQueue?: number;
+  /** Largest JSON-RPC message read from stdin (stdio mode). */
+  maxMessageBytes?: number;
   /** Serve over HTTP at this address instead of stdio. */
   http?: HttpPlan;
 }
@@ -67,6 +69,8 @@ Options:
                            over stdio, the number of CPUs over HTTP)
   --max-queue N            calls that may wait for a slot; beyond, a call is refused with
                            JSON-RPC error -32010 and not run (default 100)
+  --max-message-bytes N    stdio: largest JSON-RPC message read; a longer line is answered
+                           with error -32600 and skipped (default 10485760)
   -h, --help               show this help
   --version                show the version
 
@@ -109,6 +113,7 @@ export function parseCli(argv: readonly string[]): CliPlan {
         'max-output-bytes': { type: 'string' },
         'max-concurrency': { type: 'string' },
         'max-queue': { type: 'string' },
+        'max-message-bytes': { type: 'string' },
         http: { type: 'string' },
         'token-file': { type: 'string' },
         'allow-origin': { type: 'string', multiple: true },
@@ -134,8 +139,10 @@ export function parseCli(argv: readonly string[]): CliPlan {
     maxOutputBytes: positiveInteger('--max-output-bytes', values['max-output-bytes']),
     maxConcurrency: positiveInteger('--max-concurrency', values['max-concurrency']),
     maxQueue: wholeNumber('--max-queue', values['max-queue']),
+    maxMessageBytes: positiveInteger('--max-message-bytes', values['max-message-bytes']),
   };
   if (values.http !== undefined) {
+    if (plan.maxMessageBytes !== undefined) throw new UsageError('--max-message-bytes is for stdio; over HTTP, use --max-body-bytes');
     let address;
     try {
       address = parseListenAddress(values.http);

@@ -47,7 +47,7 @@ async function main(argv: readonly string[]): Promise<void> {
     }
     const [{ serveStdio }, { DEFAULT_MAX_QUEUE }] = await Promise.all([import('./stdio.js'), import('./server.js')]);
     const limiter = plan.maxConcurrency === undefined ? undefined : new CallLimiter({ maxConcurrent: plan.maxConcurrency, maxQueue: plan.maxQueue ?? DEFAULT_MAX_QUEUE });
-    const server = await serveStdio(configs, { ...defaults, limiter });
+    const server = await serveStdio(configs, { ...defaults, limiter, maxMessageBytes: plan.maxMessageBytes });
     // Closing kills the tool processes of calls still running.
     onSignal(() => server.close());
   } catch (error) {

@@ -4,15 +4,24 @@
  * bridge sees them; this one reads them with `parseJson(line, 'text')` (ADR 0009). Writing is
  * plain JSON.stringify, which writes a JsonNumber's digits unchanged. Framing as the SDK's:
  * one JSON-RPC message per line.
+ *
+ * A line that cannot be served (not JSON, not a JSON-RPC message, longer than the limit) is
+ * answered with a JSON-RPC error, and the lines after it are served as usual.
  */
-import { StringDecoder } from 'node:string_decoder';
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { parseJson } from 'twylt/client';
 
-/** The SDK's limit for one buffered message. */
-const MAX_LINE_CHARS = 10 * 1024 * 1024;
+/** The largest message read, in bytes: the SDK's own limit for one buffered message. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+
+const NEWLINE = 0x0a;
+
+export interface ExactStdioOptions {
+  /** The largest message read, in bytes (its newline not counted); a longer one is refused. */
+  maxMessageBytes?: number;
+}
 
 export class ExactStdioServerTransport implements Transport {
   onclose?: () => void;
@@ -21,12 +30,16 @@ export class ExactStdioServerTransport implements Transport {
 
   readonly #input: Readable;
   readonly #output: Writable;
-  readonly #decoder = new StringDecoder('utf8');
-  #pending = '';
+  readonly #maxBytes: number;
+  /** The bytes of the line read so far; dropped once the line is known to be too long. */
+  #pending: Buffer[] = [];
+  #pendingBytes = 0;
+  #tooLong = false;
 
-  constructor(input: Readable = process.stdin, output: Writable = process.stdout) {
+  constructor(input: Readable = process.stdin, output: Writable = process.stdout, options: ExactStdioOptions = {}) {
     this.#input = input;
     this.#output = output;
+    this.#maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   }
 
   async start(): Promise<void> {
@@ -34,36 +47,75 @@ export class ExactStdioServerTransport implements Transport {
     this.#input.on('error', this.#onError);
   }
 
+  // Split on the newline byte, which never occurs inside a UTF-8 character: lengths are
+  // counted in bytes, and a line is decoded once, whole.
   readonly #onData = (chunk: Buffer): void => {
-    this.#pending += this.#decoder.write(chunk);
+    let start = 0;
     let newline: number;
-    while ((newline = this.#pending.indexOf('\n')) !== -1) {
-      const line = this.#pending.slice(0, newline).replace(/\r$/, '');
-      this.#pending = this.#pending.slice(newline + 1);
-      if (line.trim() !== '') this.#receive(line);
+    while ((newline = chunk.indexOf(NEWLINE, start)) !== -1) {
+      this.#take(chunk.subarray(start, newline));
+      this.#endLine();
+      start = newline + 1;
     }
-    if (this.#pending.length > MAX_LINE_CHARS) {
-      this.#onError(new Error(`an MCP message is longer than ${MAX_LINE_CHARS} characters`));
-      void this.close();
-    }
+    this.#take(chunk.subarray(start));
   };
+
+  #take(bytes: Buffer): void {
+    if (this.#tooLong || bytes.length === 0) return;
+    this.#pendingBytes += bytes.length;
+    if (this.#pendingBytes > this.#maxBytes + 1) {
+      // Past the limit (the +1 allows a CR before the newline): keep nothing more of it.
+      this.#tooLong = true;
+      this.#pending = [];
+    } else {
+      this.#pending.push(bytes);
+    }
+  }
+
+  #endLine(): void {
+    const line = Buffer.concat(this.#pending).toString('utf8').replace(/\r$/, '');
+    const tooLong = this.#tooLong || Buffer.byteLength(line) > this.#maxBytes;
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    this.#tooLong = false;
+    if (tooLong) {
+      this.#refuse(null, ErrorCode.InvalidRequest, `Invalid Request: a message is longer than ${this.#maxBytes} bytes, the limit of this bridge (--max-message-bytes); it was not read`);
+    } else if (line.trim() !== '') {
+      this.#receive(line);
+    }
+  }
 
   readonly #onError = (error: Error): void => {
     this.onerror?.(error);
   };
 
   #receive(line: string): void {
-    let message: JSONRPCMessage;
+    let value: unknown;
     try {
-      message = JSONRPCMessageSchema.parse(parseJson(line, 'text'));
+      value = parseJson(line, 'text');
     } catch (error) {
-      this.#onError(error as Error);
+      this.#refuse(null, ErrorCode.ParseError, `Parse error: the line is not JSON (${(error as Error).message})`);
       return;
     }
-    this.onmessage?.(message);
+    const message = JSONRPCMessageSchema.safeParse(value);
+    if (!message.success) {
+      this.#refuse(idOf(value), ErrorCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 request, notification or response object');
+      return;
+    }
+    this.onmessage?.(message.data);
+  }
+
+  /** Answer a line that is not served, and say so where the bridge logs. */
+  #refuse(id: string | number | null, code: number, message: string): void {
+    this.#onError(new Error(message));
+    void this.#write({ jsonrpc: '2.0', id, error: { code, message } });
   }
 
   send(message: JSONRPCMessage): Promise<void> {
+    return this.#write(message);
+  }
+
+  #write(message: object): Promise<void> {
     return new Promise((resolve) => {
       if (this.#output.write(`${JSON.stringify(message)}\n`)) resolve();
       else this.#output.once('drain', resolve);
@@ -74,7 +126,13 @@ export class ExactStdioServerTransport implements Transport {
     this.#input.off('data', this.#onData);
     this.#input.off('error', this.#onError);
     if (this.#input.listenerCount('data') === 0) this.#input.pause();
-    this.#pending = '';
+    this.#pending = [];
     this.onclose?.();
   }
+}
+
+/** The id of a message that is not valid JSON-RPC, when it has a usable one. */
+function idOf(value: unknown): string | number | null {
+  const id = typeof value === 'object' && value !== null ? (value as { id?: unknown }).id : undefined;
+  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
 }

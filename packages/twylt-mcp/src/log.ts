@@ -1,8 +1,10 @@
 /** stdout carries the MCP protocol, so everything meant for people goes to stderr. */
 export type Log = (message: string) => void;
 
+/** Every line carries the prefix, so that a multi-line entry stays ours among a client's logs. */
 export const stderrLog: Log = (message) => {
-  process.stderr.write(`twylt-mcp: ${message}\n`);
+  const lines = message.replace(/\r?\n$/, '').split(/\r?\n/);
+  process.stderr.write(lines.map((line) => `twylt-mcp: ${line}\n`).join(''));
 };
 
 /**

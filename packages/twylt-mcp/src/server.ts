@@ -10,6 +10,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AbortError } from 'twylt/client';
+import { z } from 'zod';
 import { QueueFullError, type CallLimiter } from 'twylt/toolset';
 import type { Log } from './log.js';
 import { outcomeOf, type CallRecord } from './outcome.js';
@@ -56,7 +57,7 @@ export function createServer(tools: readonly BridgeTool[], options: ServerOption
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((tool) => tool.definition) }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler(CallRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: args = {} } = request.params;
     const arrived = performance.now();
     let started: number | undefined;
@@ -93,6 +94,32 @@ export function createServer(tools: readonly BridgeTool[], options: ServerOption
   });
 
   return server;
+}
+
+/**
+ * tools/call as the SDK reads it, with its params checked first: params the SDK would refuse
+ * with a raw Zod dump (as -32603, an internal error) get -32602 and a sentence instead.
+ */
+const CallRequestSchema = CallToolRequestSchema.extend({ params: z.preprocess(checkCallParams, CallToolRequestSchema.shape.params) });
+
+function checkCallParams(params: unknown): unknown {
+  const invalid = (message: string) => rpcError(ErrorCode.InvalidParams, `Invalid params: ${message}`);
+  if (!isObject(params)) throw invalid('tools/call needs params {"name": TOOL, "arguments": {...}}');
+  if (typeof params.name !== 'string') throw invalid(`"name" must be a string, the name of a tool from tools/list; got ${jsonKind(params.name)}`);
+  if (params.arguments !== undefined && !isObject(params.arguments)) {
+    throw invalid(`"arguments" must be a JSON object, the tool's input; got ${jsonKind(params.arguments)}`);
+  }
+  return params;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function jsonKind(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return value === undefined ? 'nothing' : `a ${typeof value}`;
 }
 
 /**

@@ -1,12 +1,12 @@
 /** Serve a set of tools over stdio: the transport MCP clients use to start local servers. */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallLimiter, ToolEntry } from 'twylt/toolset';
-import { ExactStdioServerTransport } from './exact-stdio.js';
+import { ExactStdioServerTransport, type ExactStdioOptions } from './exact-stdio.js';
 import { stderrLog } from './log.js';
 import { createServer } from './server.js';
 import { describeTools, type DescribeOptions } from './tools.js';
 
-export interface StdioOptions extends DescribeOptions {
+export interface StdioOptions extends DescribeOptions, ExactStdioOptions {
   /** Bounds the tool processes running at once (default: no bound; the one client decides). */
   limiter?: CallLimiter;
 }
@@ -19,7 +19,7 @@ export async function serveStdio(configs: readonly ToolEntry[], options: StdioOp
   const log = options.log ?? stderrLog;
   const tools = await describeTools(configs, { ...options, log });
   const server = createServer(tools, { log, limiter: options.limiter });
-  await server.connect(new ExactStdioServerTransport());
+  await server.connect(new ExactStdioServerTransport(process.stdin, process.stdout, options));
   // The client is gone when our stdin ends or our stdout breaks. Closing aborts the calls
   // still running, which kills their processes.
   const close = () => void server.close();

@@ -1,9 +1,11 @@
 /**
  * JSON Schema validation with Ajv, loaded only when someone asks for it: a plain call
- * never pays for it. The draft is taken from `$schema`; no `$schema` means 2020-12.
+ * never pays for it. The draft is taken from `$schema`; no `$schema` means 2020-12. Patterns
+ * are matched in linear time (linear-regexp.ts).
  */
 import type { JsonSchema } from './types.js';
 import type { SchemaIssue } from './errors.js';
+import { linearRegExp } from './linear-regexp.js';
 
 export type SchemaValidator = (value: unknown) => SchemaIssue[];
 
@@ -30,9 +32,12 @@ function engine(draft: Draft): Promise<AjvLike> {
   let found = engines.get(draft);
   if (!found) {
     found = (async () => {
-      const options = { strict: false, allErrors: true, validateFormats: false, logger: false } as const;
-      const module =
-        draft === '07' ? await import('ajv') : draft === '2019' ? await import('ajv/dist/2019.js') : await import('ajv/dist/2020.js');
+      const [module, re2] = await Promise.all([
+        draft === '07' ? import('ajv') : draft === '2019' ? import('ajv/dist/2019.js') : import('ajv/dist/2020.js'),
+        import('re2js'),
+      ]);
+      // Patterns run in linear time: a checked value must not be able to stall the process.
+      const options = { strict: false, allErrors: true, validateFormats: false, logger: false, code: { regExp: linearRegExp(re2) } };
       return new (ajvClass(module))(options);
     })();
     engines.set(draft, found);
