@@ -164,7 +164,8 @@ describe('stdin without end: reading stops at the size limit', () => {
   });
   it('an endless pipe (yes) is refused at a small limit without waiting for an end', async () => {
     const quoted = echo.map((arg) => `'${arg}'`).join(' ');
-    expectTooLarge(await start(['sh', '-c', `yes | TWYLT_MAX_INPUT_BYTES=100000 ${quoted}`], 'ignore').done, 100_000);
+    // `timeout`: a tool that never stops reading must not outlive the test (yes ends with it).
+    expectTooLarge(await start(['sh', '-c', `yes | TWYLT_MAX_INPUT_BYTES=100000 timeout 12 ${quoted}`], 'ignore').done, 100_000);
   });
   it('a regular file larger than the limit is refused without being read whole', async () => {
     const file = join(freshDir(), 'stdin.json');
