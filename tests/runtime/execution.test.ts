@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { errorOf, fixture, run } from '../support/process.js';
+import { errorOf, fixture, ROOT, run } from '../support/process.js';
 
 const tool = fixture('behaviours');
 const act = (action: string, extra: Record<string, unknown> = {}) => run([...tool, JSON.stringify({ action, ...extra })]);
@@ -93,8 +93,41 @@ describe('stdout carries the result and nothing else', () => {
     const out = JSON.parse(r.stdout);
     expect(out.data.length).toBe(size);
   });
-  it('defaults are applied before biz', async () => {
-    const r = await act('ok');
-    expect(r.code).toBe(0);
+});
+
+describe('defaults are applied before biz', () => {
+  it('Zod: biz sees every omitted field with its default, nested ones included', async () => {
+    const r = await act('defaults');
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(JSON.parse(r.stdout).data)).toEqual({ action: 'defaults', size: 0, label: 'unlabelled', options: { retries: 3 } });
   });
+  it('JSON Schema: biz computes with the defaults (times 1, suffix "", scale 1), nested ones included', async () => {
+    // Without the defaults the echo would be "" (times missing) or end in "undefined", and scale would be missing.
+    const r = await run([...fixture('py_echo_twin'), '{"text": "ab", "decor": {"prefix": "<"}}']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ echo: '<ab', length: 3, scale: 1 });
+  });
+});
+
+describe('a schema twylt refuses is an error in the tool\'s definition', () => {
+  // Not a runtime fixture: `twylt build` refuses such a tool, so it has no built twin.
+  const refused = [process.execPath, `${ROOT}build/tests/fixtures/robustness/refused_schema.js`];
+  const expectRefused = (r: Awaited<ReturnType<typeof run>>, side: 'input' | 'output') => {
+    expect(r.code, r.stderr).toBe(4);
+    expect(r.stdout).toBe('');
+    const error = errorOf(r);
+    expect(error).toMatchObject({ type: 'protocol_error', source: 'twylt', stage: 'describe' });
+    expect(error.exception.type).toBe('SchemaError');
+    expect(error.exception.message).toMatch(new RegExp(`^Tool 'refused': its ${side} schema is refused \\(an error in the tool's definition, not in the request\\): `));
+    expect(error.exception.message).toContain('inner.code: a refinement (.refine, .superRefine, .check) cannot be published as JSON Schema');
+  };
+  for (const side of ['input', 'output'] as const) {
+    const env = { REFUSED_SIDE: side };
+    it(`in the ${side} schema: describe and call report it alike (exit 4, naming the tool, the side and the construct); biz never runs`, async () => {
+      expectRefused(await run(refused, { env: { ...env, INPUT_DESCRIBE: 'json_spec' } }), side);
+      const call = await run([...refused, '{"inner": {"code": "abc"}}'], { env });
+      expectRefused(call, side);
+      expect(call.stderr).not.toContain('biz ran');
+    });
+  }
 });

@@ -1,14 +1,17 @@
 /**
  * Every kind of file a tool's stdin can be: a regular file and /dev/null (read from fd 0
  * directly), a pipe (read without waiting, then the stream), a pipe or a socket that never
- * closes (a SIGTERM must still end the run), and a non-blocking pipe whose data arrives late.
+ * closes (a SIGTERM must still end the run), a non-blocking pipe whose data arrives late,
+ * and input without end (/dev/zero), which the size limit stops. Readiness is read from
+ * /proc (the tool waiting on its fd 0), so these tests need Linux.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { example, type Finished } from '../support/process.js';
+import { errorOf, example, type Finished } from '../support/process.js';
+import { bytesRead, waitUntilRead, waitUntilReadingStdin } from '../support/processes.js';
 import { NO_PYTHON_REASON, noPython, python } from '../support/python.js';
 
 const echo = example('echo');
@@ -43,7 +46,6 @@ function runWithFd(argv: readonly string[], fd: number, cwd?: string): Promise<F
   return done;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('stdin is a regular file', () => {
   it('is read whole from the current position of fd 0', async () => {
@@ -97,11 +99,12 @@ describe('stdin is a pipe', () => {
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
     const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK); // does not wait for a writer
     const writer = openSync(fifo, 'w');
-    const { done } = start(echo, reader);
+    const { child, done } = start(echo, reader);
     closeSync(reader);
-    await sleep(700);
+    const tool = await waitUntilReadingStdin(child.pid!);
+    const before = bytesRead(tool);
     writeSync(writer, '{"text": ');
-    await sleep(300);
+    await waitUntilRead(tool, before, '{"text": '.length);
     writeSync(writer, '"late"}');
     closeSync(writer);
     expect(await done).toMatchObject({ code: 0, stderr: '', stdout: '{\n  "text": "late"\n}\n' });
@@ -115,7 +118,7 @@ describe('stdin that never closes', () => {
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
     const fd = openSync(fifo, 'r+'); // both ends: the tool never sees EOF
     const { child, done } = start(echo, fd);
-    await sleep(1500);
+    await waitUntilReadingStdin(child.pid!);
     child.kill('SIGTERM');
     const r = await done;
     closeSync(fd);
@@ -123,7 +126,7 @@ describe('stdin that never closes', () => {
   });
   it('a socket (what Node gives a child for "pipe"): SIGTERM ends the wait, exit 143', async () => {
     const { child, done } = start(echo, 'pipe');
-    await sleep(1500);
+    await waitUntilReadingStdin(child.pid!);
     child.kill('SIGTERM');
     expect(await done).toMatchObject({ code: 143, signal: null, stdout: '', stderr: '' });
   });
@@ -139,10 +142,37 @@ describe.skipIf(noPython)(`stdin is non-blocking (${noPython ? NO_PYTHON_REASON 
   ].join('\n');
   it('data written late, in pieces, is read whole', async () => {
     const { child, done } = start([python!, '-c', NONBLOCKING, ...echo], 'pipe');
-    await sleep(700);
+    const tool = await waitUntilReadingStdin(child.pid!);
+    const before = bytesRead(tool);
     child.stdin!.write('{"text": ');
-    await sleep(300);
+    await waitUntilRead(tool, before, '{"text": '.length);
     child.stdin!.end('"late"}');
     expect(await done).toMatchObject({ code: 0, stderr: '', stdout: '{\n  "text": "late"\n}\n' });
+  });
+});
+
+describe('stdin without end: reading stops at the size limit', () => {
+  const expectTooLarge = (r: Finished, limit: number) => {
+    expect(r.code, r.stderr).toBe(4);
+    expect(r.stdout).toBe('');
+    expect(errorOf(r).exception).toMatchObject({ type: 'InputTooLarge', message: expect.stringContaining(`the limit of ${limit} bytes`) });
+  };
+  it('/dev/zero (a device, read through the stream) is refused at the default limit of 64 MiB, quickly', async () => {
+    const started = Date.now();
+    expectTooLarge(await runWithFd(echo, openSync('/dev/zero', 'r')), 64 * 1024 * 1024);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+  it('an endless pipe (yes) is refused at a small limit without waiting for an end', async () => {
+    const quoted = echo.map((arg) => `'${arg}'`).join(' ');
+    // `timeout`: a tool that never stops reading must not outlive the test (yes ends with it).
+    expectTooLarge(await start(['sh', '-c', `yes | TWYLT_MAX_INPUT_BYTES=100000 timeout 12 ${quoted}`], 'ignore').done, 100_000);
+  });
+  it('a regular file larger than the limit is refused without being read whole', async () => {
+    const file = join(freshDir(), 'stdin.json');
+    writeFileSync(file, JSON.stringify({ text: 'x'.repeat(2000) }));
+    const fd = openSync(file, 'r');
+    const { done } = start(['sh', '-c', 'TWYLT_MAX_INPUT_BYTES=1000 exec "$@"', 'sh', ...echo], fd);
+    closeSync(fd);
+    expectTooLarge(await done, 1000);
   });
 });

@@ -49,6 +49,7 @@ describe('CLI transport', () => {
   it('accepts leading whitespace before the payload', async () => {
     const r = await run([...echo, '  \n {"text": "x"}']);
     expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ text: 'x' });
   });
   it('ignores a first argument that is not a payload, and later arguments', async () => {
     const r = await run([...echo, 'host-arg', '{"text": "not a payload here"}'], { input: '{"text": "from stdin"}' });
@@ -209,5 +210,73 @@ describe('option scan', () => {
     const r = await run([...echo, '{"text": 1}']);
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(errorOf(r).traceback).toBeUndefined();
+  });
+});
+
+describe('unknown options', () => {
+  it('an option-like first argument the tool does not know is a transport error naming it, exit 4; the payload is not swallowed silently', async () => {
+    for (const option of ['--bogus', '-x', '--verison']) {
+      const r = await run([...echo, option, '{"text": "a"}'], { input: '{"text": "from stdin"}' });
+      expect(r.code, option).toBe(4);
+      expect(r.stdout).toBe('');
+      const error = errorOf(r);
+      expect(error).toMatchObject({ type: 'protocol_error', source: 'twylt', stage: 'transport' });
+      expect(error.exception.type).toBe('UnknownOption');
+      expect(error.exception.message).toContain(`Unknown option '${option}'`);
+    }
+  });
+  it('in human format too, before any input is read (no output.json is touched)', async () => {
+    const dir = freshDir();
+    writeFileSync(join(dir, 'input.json'), '{"text": "file"}');
+    const r = await run([...echo, '--bogus', '--error-format', 'human'], { cwd: dir });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/^Failed to read or parse input: UnknownOption: Unknown option '--bogus'/);
+    expect(readdirSync(dir)).toEqual(['input.json']);
+  });
+  it('the options the tool knows, and a first argument without a dash (a wrapper\'s), are still accepted', async () => {
+    expect(JSON.parse((await run([...echo, '--debug', '{"text": "a"}'])).stdout)).toEqual({ text: 'a' });
+    expect(JSON.parse((await run([...echo, 'wrapper-arg', '--bogus'], { input: '{"text": "b"}' })).stdout)).toEqual({ text: 'b' });
+    expect(JSON.parse((await run([...echo, '{"text": "c"}', '--bogus'])).stdout)).toEqual({ text: 'c' });
+  });
+});
+
+describe(`the input size limit (${'TWYLT_MAX_INPUT_BYTES'})`, () => {
+  const payload = '{"text": "sized"}';
+  const size = Buffer.byteLength(payload);
+  const limited = (bytes: number) => ({ TWYLT_MAX_INPUT_BYTES: String(bytes) });
+  const expectTooLarge = (r: Awaited<ReturnType<typeof run>>, where: string, limit: number) => {
+    expect(r.code, r.stderr).toBe(4);
+    expect(r.stdout).toBe('');
+    const error = errorOf(r);
+    expect(error).toMatchObject({ type: 'protocol_error', source: 'twylt', stage: 'transport' });
+    expect(error.exception).toEqual({
+      type: 'InputTooLarge',
+      message: `The input on ${where} is larger than the limit of ${limit} bytes; set TWYLT_MAX_INPUT_BYTES to a larger number of bytes to allow it`,
+    });
+  };
+  it('stdin: a payload of exactly the limit passes, one byte more is refused', async () => {
+    expect(JSON.parse((await run(echo, { input: payload, env: limited(size) })).stdout)).toEqual({ text: 'sized' });
+    expectTooLarge(await run(echo, { input: payload, env: limited(size - 1) }), 'stdin', size - 1);
+  });
+  it('the command-line argument: the same, counted in bytes of UTF-8', async () => {
+    const wide = '{"text": "é"}';
+    const bytes = Buffer.byteLength(wide);
+    expect(JSON.parse((await run([...echo, wide], { env: limited(bytes) })).stdout)).toEqual({ text: 'é' });
+    expectTooLarge(await run([...echo, wide], { env: limited(bytes - 1) }), 'the command-line argument', bytes - 1);
+  });
+  it('input.json: the same, and a refused input.json leaves no output.json', async () => {
+    const dir = freshDir();
+    writeFileSync(join(dir, 'input.json'), payload);
+    expect((await run(echo, { cwd: dir, env: limited(size) })).code).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, 'output.json'), 'utf8'))).toEqual({ text: 'sized' });
+    expectTooLarge(await run(echo, { cwd: dir, env: limited(size - 1) }), 'input.json', size - 1);
+    expect(readdirSync(dir)).toEqual(['input.json']);
+  });
+  it('a limit that is not a positive whole number of bytes is a transport error, exit 4', async () => {
+    for (const value of ['0', '-5', '1e6', 'lots', '64MB']) {
+      const r = await run([...echo, payload], { env: { TWYLT_MAX_INPUT_BYTES: value } });
+      expect(r.code, value).toBe(4);
+      expect(errorOf(r).exception).toEqual({ type: 'InvalidInputLimit', message: `TWYLT_MAX_INPUT_BYTES must be a whole number of bytes greater than 0, got '${value}'` });
+    }
   });
 });

@@ -14,8 +14,8 @@ import { isCliPayload, readRequest as readPayload, type JsonObject, type Request
 type Env = NodeJS.ProcessEnv;
 
 export interface StdinSource {
-  /** All of stdin; null when it is a terminal (never read). */
-  read(): Promise<Buffer | null>;
+  /** All of stdin, up to `limit` + 1 bytes; null when it is a terminal (never read). */
+  read(limit: number): Promise<Buffer | null>;
 }
 
 export interface Request {
@@ -37,13 +37,13 @@ export async function readRequest(argv: readonly string[], env: Env, stdin: Stdi
   const options = scanOptions(argv, env);
   const request: Request = { mode: null, errorFormat: options.errorFormat, debug: options.debug };
   const first = options.rest[0];
-  if (options.invalidErrorFormat !== undefined || serviceOption(first)) return request;
+  if (options.invalid || serviceOption(first)) return request;
 
-  const bytes = isCliPayload(first) ? null : await stdin.read();
+  const bytes = isCliPayload(first) ? null : await stdin.read(options.maxInputBytes);
   if (bytes !== null) request.stdin = bytes;
   let payload: Payload | null;
   try {
-    payload = await readPayload(options.rest, () => asStdin(bytes));
+    payload = await readPayload(options.rest, () => asStdin(bytes), options.maxInputBytes);
   } catch (error) {
     if (error instanceof TwyltError) return request; // unreadable input: the tool's own run reports it
     throw error;

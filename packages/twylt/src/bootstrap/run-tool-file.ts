@@ -26,7 +26,7 @@ import { staticJsonSpec, staticRequirements } from './static-spec.js';
  */
 export async function runToolFile(file: string | URL): Promise<void> {
   const toolFile = toPath(file);
-  const request = await readRequest(process.argv.slice(2), process.env, { read: () => readStdin(processStdin) });
+  const request = await readRequest(process.argv.slice(2), process.env, { read: (limit) => readStdin(processStdin, limit) });
   markToolEntryFile(toolFile);
   // The tool's run takes the payload as parsed here, or else reads the same stdin again.
   if (request.payload) handOverRequest(request.payload);

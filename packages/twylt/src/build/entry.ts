@@ -30,14 +30,14 @@ export async function runBuilt(spec: JsonSpec | undefined, loadTool: () => Promi
  */
 async function describeFromSpec(spec: JsonSpec): Promise<string | undefined> {
   const options = scanOptions(process.argv.slice(2), process.env);
-  if (options.invalidErrorFormat !== undefined || serviceOption(options.rest[0])) return undefined;
-  const bytes = isCliPayload(options.rest[0]) ? null : await readStdin(processStdin);
+  if (options.invalid || serviceOption(options.rest[0])) return undefined;
+  const bytes = isCliPayload(options.rest[0]) ? null : await readStdin(processStdin, options.maxInputBytes);
   const replay = () => {
     if (bytes !== null) replayStdin(bytes);
   };
   replay();
   try {
-    const request = await readRequest(options.rest, processStdin);
+    const request = await readRequest(options.rest, processStdin, options.maxInputBytes);
     const mode = describeRequest(request, process.env);
     if (mode) return describeSpecText(spec, mode);
     if (request) handOverRequest(request);

@@ -37,6 +37,7 @@ export type ErrorFormat = (typeof ERROR_FORMATS)[number];
 export const ENV = {
   errorFormat: ['TWYLT_ERROR_FORMAT', 'TOOLSPEC_ERROR_FORMAT'],
   debug: ['TWYLT_DEBUG', 'TOOLSPEC_DEBUG'],
+  maxInputBytes: ['TWYLT_MAX_INPUT_BYTES'],
 } as const;
 
 /** Values that switch a debug flag on (compared case-insensitively). */
@@ -57,3 +58,10 @@ export const ROOT_PATH = '<root>';
  * the reference's JSON parser gives up near the same depth.
  */
 export const MAX_JSON_DEPTH = 1000;
+
+/**
+ * The largest input payload a tool reads (stdin, the command-line argument, input.json), in
+ * bytes; TWYLT_MAX_INPUT_BYTES changes it. Larger input is a transport error, and reading
+ * stops there, so a tool's memory stays bounded whatever it is fed.
+ */
+export const DEFAULT_MAX_INPUT_BYTES = 64 * 1024 * 1024;

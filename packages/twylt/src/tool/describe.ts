@@ -3,7 +3,8 @@ import { DEFAULTS, DESCRIBE_ENV, DESCRIBE_KEY, DESCRIBE_MODES, FORMAT_VERSION, i
 import { Fault, TwyltError } from '../protocol/errors.js';
 import { formatJson } from '../protocol/render.js';
 import type { JsonSchema } from '../schema/adapter.js';
-import { adaptSchema, publishSchema } from '../schema/index.js';
+import { publishSchema, SchemaError, type SchemaAdapter, type SchemaIdentity, type SchemaIo } from '../schema/index.js';
+import { contractsOf, refused } from './contracts.js';
 import type { Requirements, ToolDefinition } from './definition.js';
 import { embeddedSpec, type JsonSpec } from './hooks.js';
 import type { Request } from './transport.js';
@@ -87,10 +88,17 @@ async function describeValue(tool: ToolDefinition, mode: Exclude<DescribeMode, '
 }
 
 async function schemas(tool: ToolDefinition): Promise<{ inputSchema: JsonSchema; outputSchema: JsonSchema }> {
-  const [input, output] = await Promise.all([adaptSchema(tool.inputSchema, 'input'), adaptSchema(tool.outputSchema, 'output')]);
+  const { input, output } = await contractsOf(tool);
+  const publish = (io: SchemaIo, adapter: SchemaAdapter, identity: SchemaIdentity): JsonSchema => {
+    try {
+      return publishSchema(adapter, identity);
+    } catch (error) {
+      throw error instanceof SchemaError ? refused(tool, io, error) : error;
+    }
+  };
   return {
-    inputSchema: publishSchema(input, { name: tool.inputSchemaName, version: tool.inputSchemaVersion }),
-    outputSchema: publishSchema(output, { name: tool.outputSchemaName, version: tool.outputSchemaVersion }),
+    inputSchema: publish('input', input, { name: tool.inputSchemaName, version: tool.inputSchemaVersion }),
+    outputSchema: publish('output', output, { name: tool.outputSchemaName, version: tool.outputSchemaVersion }),
   };
 }
 

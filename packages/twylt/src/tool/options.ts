@@ -1,13 +1,17 @@
-/** Step 1 of a run: the option scan over all of argv (PROTOCOL.md section 1). Pure. */
-import { ENV, ERROR_FORMATS, TRUTHY, type ErrorFormat } from '../protocol/constants.js';
+/** Step 1 of a run: the option scan over all of argv and the environment (PROTOCOL.md section 1). Pure. */
+import { DEFAULT_MAX_INPUT_BYTES, ENV, ERROR_FORMATS, TRUTHY, type ErrorFormat } from '../protocol/constants.js';
+import { Fault } from '../protocol/errors.js';
 
 export interface ScannedOptions {
   /** argv without the scanned options, in order. */
   rest: string[];
   debug: boolean;
-  /** The chosen error format, or the unsupported value that was asked for. */
+  /** The chosen error format (json when the one asked for is unsupported). */
   errorFormat: ErrorFormat;
-  invalidErrorFormat?: string;
+  /** The largest input payload read, in bytes (stdin, the argument or input.json). */
+  maxInputBytes: number;
+  /** A bad option or setting: the run reports it as a transport error before anything else. */
+  invalid?: Fault;
 }
 
 const FLAG = '--error-format';
@@ -33,9 +37,21 @@ export function scanOptions(argv: readonly string[], env: NodeJS.ProcessEnv): Sc
   const debugEnv = env[ENV.debug[0]] !== undefined ? env[ENV.debug[0]] : env[ENV.debug[1]];
   const debug = debugFlag || (debugEnv !== undefined && (TRUTHY as readonly string[]).includes(debugEnv.trim().toLowerCase()));
 
-  return valid
-    ? { rest, debug, errorFormat: requested as ErrorFormat }
-    : { rest, debug, errorFormat: 'json', invalidErrorFormat: requested };
+  const limit = firstSet(env, ENV.maxInputBytes);
+  const maxInputBytes = limit === undefined ? DEFAULT_MAX_INPUT_BYTES : byteCount(limit);
+  const options: ScannedOptions = { rest, debug, errorFormat: valid ? (requested as ErrorFormat) : 'json', maxInputBytes };
+
+  if (!valid) options.invalid = new Fault('InvalidErrorFormat', `Unsupported error format '${requested}'; expected json or human`);
+  else if (Number.isNaN(maxInputBytes)) {
+    options.invalid = new Fault('InvalidInputLimit', `${ENV.maxInputBytes[0]} must be a whole number of bytes greater than 0, got '${limit}'`);
+  } else if (isUnknownOption(rest[0])) options.invalid = new Fault('UnknownOption', unknownOptionMessage(rest[0]!));
+  return options;
+}
+
+/** A positive whole number of bytes, else NaN. */
+function byteCount(text: string): number {
+  const value = /^\s*\d+\s*$/.test(text) ? Number(text) : Number.NaN;
+  return Number.isSafeInteger(value) && value > 0 ? value : Number.NaN;
 }
 
 function firstSet(env: NodeJS.ProcessEnv, names: readonly string[]): string | undefined {
@@ -61,4 +77,17 @@ export function serviceOption(first: string | undefined): ServiceOption | undefi
     default:
       return undefined;
   }
+}
+
+/**
+ * An option-like first argument the tool does not know (`--bogus`, `-x`). Ignored as a
+ * wrapper's argument, it would push the payload out of first place; it is refused instead.
+ * Other foreign first arguments (no leading dash) stay ignored, as the protocol says.
+ */
+function isUnknownOption(first: string | undefined): boolean {
+  return first !== undefined && first.length > 1 && first.startsWith('-') && serviceOption(first) === undefined;
+}
+
+function unknownOptionMessage(option: string): string {
+  return `Unknown option '${option}'; a tool takes --debug and --error-format anywhere, -h/--help, --version or -v first, and the JSON payload as its first other argument`;
 }

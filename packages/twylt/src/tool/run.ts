@@ -7,9 +7,9 @@ import { DEFAULTS, DESCRIBE_KEY, EXIT, type ErrorFormat } from '../protocol/cons
 import { Fault, KINDS, TwyltError } from '../protocol/errors.js';
 import { formatResult, renderErrorHuman, renderErrorJson } from '../protocol/render.js';
 import { forgetGuardrails, guardrailsRequested } from '../guardrails/requested.js';
-import { adaptSchema } from '../schema/index.js';
 import type { RunGuardrails } from '../guardrails/run-hooks.js';
 import { callBiz } from './biz.js';
+import { contractsOf } from './contracts.js';
 import type { ToolDefinition } from './definition.js';
 import { describeRequest, describeText } from './describe.js';
 import { scanOptions, serviceOption, type ScannedOptions } from './options.js';
@@ -49,11 +49,7 @@ export async function runTool(tool: ToolDefinition, io: RunIo): Promise<number> 
   const options = scanOptions(io.argv, io.env);
   const format = options.errorFormat;
   try {
-    if (options.invalidErrorFormat !== undefined) {
-      throw new TwyltError('transport', {
-        cause: new Fault('InvalidErrorFormat', `Unsupported error format '${options.invalidErrorFormat}'; expected json or human`),
-      });
-    }
+    if (options.invalid) throw new TwyltError('transport', { cause: options.invalid });
     const service = serviceOption(options.rest[0]);
     if (service) {
       const name = tool.name ?? DEFAULTS.name;
@@ -63,7 +59,7 @@ export async function runTool(tool: ToolDefinition, io: RunIo): Promise<number> 
       return EXIT.ok;
     }
 
-    const request = await readRequest(options.rest, ownIo.has(io) ? processStdin : () => io.stdin);
+    const request = await readRequest(options.rest, ownIo.has(io) ? processStdin : () => io.stdin, options.maxInputBytes);
     const mode = describeRequest(request, io.env);
     if (mode) {
       await write(io.stdout, await describeText(tool, mode));
@@ -82,7 +78,7 @@ export async function runTool(tool: ToolDefinition, io: RunIo): Promise<number> 
     await guardrails?.beforeRemoveOutput();
     await removeOutputFile(io.cwd);
     await guardrails?.beforeReadInput();
-    const input = await readInputFile(io.cwd);
+    const input = await readInputFile(io.cwd, options.maxInputBytes);
     const result = await execute(tool, input, io, options, guardrails);
     await guardrails?.beforeWriteOutput();
     await writeOutputFile(io.cwd, result);
@@ -94,8 +90,9 @@ export async function runTool(tool: ToolDefinition, io: RunIo): Promise<number> 
 
 /** Validate, run biz, validate: resolves to the result's JSON text. */
 async function execute(tool: ToolDefinition, input: unknown, io: RunIo, options: ScannedOptions, guardrails: RunGuardrails | null): Promise<string> {
-  const inputAdapter = await adaptSchema(tool.inputSchema, 'input');
-  const checkedInput = await inputAdapter.validate(input);
+  // Both contracts before biz: a refused output schema must not let biz run first.
+  const contracts = await contractsOf(tool);
+  const checkedInput = await contracts.input.validate(input);
   if (!checkedInput.ok) throw new TwyltError('inputInvalid', { issues: checkedInput.issues });
 
   if (io.stdout === process.stdout) keepStdoutForResults();
@@ -115,8 +112,7 @@ async function execute(tool: ToolDefinition, input: unknown, io: RunIo, options:
     throw new TwyltError('execution', { cause: guardrails ? guardrails.redactError(error) : error });
   }
 
-  const outputAdapter = await adaptSchema(tool.outputSchema, 'output');
-  const checkedOutput = await outputAdapter.validate(output);
+  const checkedOutput = await contracts.output.validate(output);
   if (!checkedOutput.ok) throw new TwyltError('outputInvalid', { issues: checkedOutput.issues });
   try {
     return formatResult(checkedOutput.value);
@@ -132,8 +128,7 @@ async function execute(tool: ToolDefinition, input: unknown, io: RunIo, options:
  */
 export async function warmUp(tool: ToolDefinition): Promise<void> {
   try {
-    const input = await adaptSchema(tool.inputSchema, 'input');
-    const output = await adaptSchema(tool.outputSchema, 'output');
+    const { input, output } = await contractsOf(tool);
     for (const shot of tool.fewShots ?? []) {
       await input.validate(shot.input);
       const checked = await output.validate(shot.output);

@@ -13,18 +13,24 @@ export function processStdin(): Stdin {
   return process.stdin;
 }
 
-/** All of stdin: the bytes a launcher replayed, else the whole input; null when stdin is a terminal. */
-export async function readStdin(openStdin: () => Stdin): Promise<Buffer | null> {
+/**
+ * All of stdin, or its first `limit` + 1 bytes when there is more: reading stops there, so
+ * that endless or huge input costs no more memory than the limit (the caller refuses what
+ * is longer than `limit`). The bytes a launcher replayed come first; null when stdin is a
+ * terminal.
+ */
+export async function readStdin(openStdin: () => Stdin, limit: number): Promise<Buffer | null> {
   const replayed = takeReplayedStdin();
   if (replayed !== undefined) return replayed;
+  const cap = limit + 1;
   let start: Buffer[] = [];
   if (openStdin === processStdin) {
-    const direct = await readFd0();
+    const direct = await readFd0(cap);
     if (direct.whole) return joinChunks(direct.chunks);
     start = direct.chunks;
   }
   const stdin = openStdin();
-  return stdin.isTTY ? null : readAll(stdin, start);
+  return stdin.isTTY ? null : readAll(stdin, start, cap);
 }
 
 const CHUNK = 64 * 1024;
@@ -35,9 +41,9 @@ const CHUNK = 64 * 1024;
  * Nothing here ever waits on a writer: a read blocked in the thread pool would keep
  * process.exit, and so a SIGTERM, from ending the process. `whole` is false when the stream
  * must go on after `chunks`: a pipe with nothing to read yet (EAGAIN), any error, a socket,
- * a terminal.
+ * a terminal. At most `cap` bytes are read.
  */
-async function readFd0(): Promise<{ chunks: Buffer[]; whole: boolean }> {
+async function readFd0(cap: number): Promise<{ chunks: Buffer[]; whole: boolean }> {
   const chunks: Buffer[] = [];
   let fd: number;
   let stat: Stats;
@@ -49,7 +55,7 @@ async function readFd0(): Promise<{ chunks: Buffer[]; whole: boolean }> {
   }
   if (fd === -1) return { chunks, whole: false };
   // A file's size is known: one chunk holds it and one read fills it (+1 to meet EOF there).
-  let chunk = Buffer.allocUnsafe(stat.isFile() ? stat.size + 1 : CHUNK);
+  let chunk = Buffer.allocUnsafe(Math.min(stat.isFile() ? stat.size + 1 : CHUNK, cap));
   let filled = 0;
   let total = 0;
   let whole = true;
@@ -58,8 +64,9 @@ async function readFd0(): Promise<{ chunks: Buffer[]; whole: boolean }> {
       if (filled === chunk.length) {
         chunks.push(chunk);
         total += filled;
+        if (total >= cap) return { chunks, whole };
         // Each chunk as large as all before it: few chunks, and one copy when they are joined.
-        chunk = Buffer.allocUnsafe(Math.max(total, CHUNK));
+        chunk = Buffer.allocUnsafe(Math.min(Math.max(total, CHUNK), cap - total));
         filled = 0;
       }
       const n = await readInto(fd, chunk, filled);
@@ -74,7 +81,6 @@ async function readFd0(): Promise<{ chunks: Buffer[]; whole: boolean }> {
   chunks.push(chunk.subarray(0, filled));
   return { chunks, whole };
 }
-
 /**
  * A descriptor of its own on the pipe at fd 0, non-blocking, so that O_NONBLOCK does not
  * change fd 0 for anyone sharing it. Linux only (/proc); elsewhere the stream reads pipes.
@@ -98,7 +104,15 @@ function joinChunks(chunks: Buffer[]): Buffer {
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
 
-async function readAll(stream: Readable, chunks: Buffer[]): Promise<Buffer> {
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+/** The rest of the stream after `chunks`, up to `cap` bytes in all; leaving the loop early destroys the stream. */
+async function readAll(stream: Readable, chunks: Buffer[], cap: number): Promise<Buffer> {
+  let total = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
+  if (total < cap) {
+    for await (const chunk of stream) {
+      chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+      total += chunks.at(-1)!.length;
+      if (total >= cap) break;
+    }
+  }
   return joinChunks(chunks);
 }

@@ -2,10 +2,10 @@
  * Step 3 of a run: where the input comes from (PROTOCOL.md section 1), and the file-mode
  * edges (input.json in, output.json out, written atomically).
  */
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { FILE_INPUT, FILE_OUTPUT, MAX_JSON_DEPTH } from '../protocol/constants.js';
+import { ENV, FILE_INPUT, FILE_OUTPUT, MAX_JSON_DEPTH } from '../protocol/constants.js';
 import { Fault, TwyltError } from '../protocol/errors.js';
 import { formatPath, type PathSegment } from '../protocol/issues.js';
 import { takeHandedRequest } from './hooks.js';
@@ -22,16 +22,23 @@ export interface Request {
 }
 
 /**
- * The CLI payload, else stdin's, else null (file mode). Malformed input is a transport error.
- * `openStdin` is called only when stdin is needed: setting up process.stdin costs start-up time.
+ * The CLI payload, else stdin's, else null (file mode). Malformed input, or input larger than
+ * `limit` bytes, is a transport error. `openStdin` is called only when stdin is needed:
+ * setting up process.stdin costs start-up time.
  */
-export async function readRequest(args: readonly string[], openStdin: () => Stdin): Promise<Request | null> {
+export async function readRequest(args: readonly string[], openStdin: () => Stdin, limit: number): Promise<Request | null> {
   const handed = takeHandedRequest();
   if (handed !== undefined) return handed;
   const first = args[0];
-  if (isCliPayload(first)) return { source: 'cli', payload: parseObject(first, 'the command-line argument') };
-  const bytes = await readStdin(openStdin);
+  if (isCliPayload(first)) {
+    const where = 'the command-line argument';
+    // A string of n characters is at most 3n bytes of UTF-8: most arguments need no count.
+    if (first.length * 3 > limit && Buffer.byteLength(first) > limit) throw tooLarge(where, limit);
+    return { source: 'cli', payload: parseObject(first, where) };
+  }
+  const bytes = await readStdin(openStdin, limit);
   if (bytes === null) return null;
+  if (bytes.length > limit) throw tooLarge('stdin', limit);
   const text = decodeUtf8(bytes, 'stdin');
   if (text.trim() === '') return null;
   return { source: 'stdin', payload: parseObject(text, 'stdin') };
@@ -42,12 +49,11 @@ export function isCliPayload(first: string | undefined): first is string {
   return first !== undefined && first.trimStart().startsWith('{');
 }
 
-/** input.json from the working directory: missing, unreadable or malformed is a transport error. */
-export async function readInputFile(cwd: string): Promise<unknown> {
-  let bytes: Buffer;
+/** input.json from the working directory: missing, unreadable, malformed or larger than `limit` bytes is a transport error. */
+export async function readInputFile(cwd: string, limit: number): Promise<unknown> {
+  let bytes: Buffer | null;
   try {
-    // One read into a buffer of the file's size; the promise API reads in 512 KB round trips.
-    bytes = readFileSync(join(cwd, FILE_INPUT));
+    bytes = readUpTo(join(cwd, FILE_INPUT), limit);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const fault = code === 'ENOENT'
@@ -55,7 +61,37 @@ export async function readInputFile(cwd: string): Promise<unknown> {
       : new Fault('InputFileUnreadable', `Cannot read ${FILE_INPUT}: ${code ?? 'unknown error'}`);
     throw new TwyltError('transport', { cause: fault });
   }
+  if (bytes === null) throw tooLarge(FILE_INPUT, limit);
   return parseJson(decodeUtf8(bytes, FILE_INPUT), FILE_INPUT);
+}
+
+/**
+ * A file's bytes, or null when it holds more than `limit` (reading stops there). A regular
+ * file takes one read into a buffer of its size (the promise API reads in 512 KB round
+ * trips); a FIFO or a device is read in chunks until EOF or the limit.
+ */
+function readUpTo(path: string, limit: number): Buffer | null {
+  const fd = openSync(path, 'r');
+  try {
+    const stat = fstatSync(fd);
+    if (stat.isFile()) {
+      if (stat.size > limit) return null;
+      const bytes = readFileSync(fd);
+      return bytes.length > limit ? null : bytes;
+    }
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(64 * 1024);
+      const n = readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) return Buffer.concat(chunks, total);
+      chunks.push(chunk.subarray(0, n));
+      total += n;
+      if (total > limit) return null;
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Any output.json from an earlier run goes first, so a failed run leaves none. */
@@ -179,6 +215,12 @@ function outOfRange(where: string, path: PathSegment[]): TwyltError {
   return new TwyltError('transport', {
     cause: new Fault('NumberOutOfRange', `The JSON on ${where} has a number at ${formatPath(path)} beyond the range of a 64-bit float`),
   });
+}
+
+/** Input beyond the limit: what happened, the limit, and how to raise it. */
+function tooLarge(where: string, limit: number): TwyltError {
+  const message = `The input on ${where} is larger than the limit of ${limit} bytes; set ${ENV.maxInputBytes[0]} to a larger number of bytes to allow it`;
+  return new TwyltError('transport', { cause: new Fault('InputTooLarge', message) });
 }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
