@@ -219,7 +219,7 @@ describe('JSON Schema keywords outside the subset are refused when adapted', () 
     ['nested, deep', object({ a: object({ b: { type: 'string', contains: {} } }) }), /#\/properties\/a\/properties\/b\/contains/],
     ['remote $ref', { $ref: 'https://example.com/s.json' }, /only local references/],
     ['broken $ref', { $ref: '#/$defs/missing' }, /cannot resolve/],
-    ['malformed $ref', { $ref: '#/$defs/%' }, /cannot resolve/],
+    ['malformed $ref', { $defs: { a: {} }, $ref: '#/$defs/%' }, /cannot resolve/],
     ['draft-07 tuple items', { type: 'array', items: [{ type: 'string' }] }, /prefixItems/],
     ['draft-04 exclusiveMinimum', { type: 'number', minimum: 0, exclusiveMinimum: true }, /draft-04/],
     ['nested $id', object({ a: { $id: 'x', type: 'string' } }), /only supported on the root/],
