@@ -13,7 +13,7 @@ import { cpus, freemem, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { benchFlags, usageError } from './lib/flags.mjs';
 import { alternate, executable, median, node } from './lib/measure.mjs';
-import { PAYLOADS, ROOT, SMALL_INPUT, TMP, prepare } from './prepare.mjs';
+import { PAYLOADS, ROOT, SMALL_INPUT, prepare } from './prepare.mjs';
 
 const USAGE = `usage: node bench/run.mjs [--quick] [--runs N] [--payload-runs N] [--consumer-runs N]
                          [--only startup|executable|payload|consumer|exact-json]... [--json]

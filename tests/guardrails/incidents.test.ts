@@ -11,12 +11,12 @@ beforeAll(() => {
 });
 
 const on = (more: Record<string, string> = {}) => ({ TWYLT_GUARDRAILS: '1', TWYLT_WORKSPACE_ROOT: box.workspace, ...more });
-const escape = { op: 'read', path: '../outside/x' };
+const escaping = { op: 'read', path: '../outside/x' };
 const FIELDS = ['event', 'schema_version', 'timestamp', 'incident_id', 'tool', 'pid', 'action', 'code', 'requested_path'];
 
 describe('on stderr', () => {
   it('is one compact JSON line, before the error object', async () => {
-    const r = await call(probe, { env: on(), payload: escape });
+    const r = await call(probe, { env: on(), payload: escaping });
     const lines = r.stderr.split('\n');
     expect(lines).toHaveLength(3);
     expect(lines[2]).toBe('');
@@ -39,7 +39,7 @@ describe('on stderr', () => {
   });
 
   it('comes first in human error format too', async () => {
-    const r = await call(probe, { env: on(), payload: escape, args: ['--error-format', 'human'] });
+    const r = await call(probe, { env: on(), payload: escaping, args: ['--error-format', 'human'] });
     expect(r.code).toBe(6);
     const [first, ...rest] = r.stderr.split('\n');
     expect(JSON.parse(first!).code).toBe('path_outside_workspace');
@@ -50,7 +50,7 @@ describe('on stderr', () => {
 describe('in the incident log', () => {
   it('appends one line per denial, across runs, in a file only its owner can read', async () => {
     const log = join(box.logs, 'appended.jsonl');
-    const first = stderrParts(await call(probe, { env: on({ TWYLT_INCIDENT_LOG: log }), payload: escape })).error;
+    const first = stderrParts(await call(probe, { env: on({ TWYLT_INCIDENT_LOG: log }), payload: escaping })).error;
     const second = stderrParts(await call(probe, { env: on({ TWYLT_INCIDENT_LOG: log }), payload: { op: 'resolve', path: '~' } })).error;
     const lines = readFileSync(log, 'utf8').split('\n');
     expect(lines.pop()).toBe('');
@@ -68,7 +68,7 @@ describe('in the incident log', () => {
     symlinkSync(join(box.logs, 'target.jsonl'), join(box.logs, 'link.jsonl'));
     for (const log of [box.logs, join(box.logs, 'link.jsonl'), join(box.logs, 'no-such-dir/x.jsonl')]) {
       // An allowed request, and a denied one: both end with exit 6.
-      for (const payload of [{ op: 'resolve', path: '/' }, escape]) {
+      for (const payload of [{ op: 'resolve', path: '/' }, escaping]) {
         const r = await call(probe, { env: on({ TWYLT_INCIDENT_LOG: log }), payload });
         expect(r.code).toBe(6);
         expect(r.stdout).toBe('');

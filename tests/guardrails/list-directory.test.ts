@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, example } from '../support/process.js';
+import { example } from '../support/process.js';
 import { call, stderrParts } from './probe.js';
 import { incidentsIn, sandbox, type Sandbox } from './sandbox.js';
 

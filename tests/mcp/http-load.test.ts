@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SLEEPER, isRunning, sleeperPid, waitFor } from '../support/mcp.js';
-import { MCP_HEADERS, childrenOf, lineCount, rawRequest, sseMessages, startHttpBridge, toolsCall, type HttpBridgeProcess } from '../support/mcp-http.js';
+import { MCP_HEADERS, childrenOf, lineCount, rawRequest, startHttpBridge, toolsCall, type HttpBridgeProcess } from '../support/mcp-http.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'twylt-mcp-http-load-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

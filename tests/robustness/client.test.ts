@@ -12,7 +12,7 @@ import {
   ToolCrashError,
   ToolError,
   TwyltClient,
-  TwyltClientError,
+  type TwyltClientError,
   UnexpectedExitError,
 } from '../../packages/twylt/src/client/index.js';
 import { waitGone } from '../support/processes.js';

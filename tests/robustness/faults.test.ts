@@ -4,7 +4,7 @@
  * and every kind of stdin a launcher may hand over.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, closeSync, constants, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, constants, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorOf, run, type Finished } from '../support/process.js';

@@ -11,7 +11,7 @@ import { FC } from './support.js';
 
 /** The rule, written once more on its own: JSON.stringify with a replacer refusing what JSON cannot carry. */
 function expected(value: unknown): { text: string } | { error: string } {
-  const refuse = function (this: unknown, key: string, item: unknown): unknown {
+  const refuse = function (this: unknown, _key: string, item: unknown): unknown {
     const inArray = Array.isArray(this);
     if (typeof item === 'number' && !Number.isFinite(item)) throw new TypeError('number');
     if (typeof item === 'function' || typeof item === 'symbol') throw new TypeError('function or symbol');
@@ -76,7 +76,8 @@ describe('formatResult', () => {
     for (const value of [
       { items: [{ id: 1 }, { id: 2, score: NaN }] },
       { items: [1, undefined, 3] },
-      { items: [1, , 3] }, // eslint-disable-line no-sparse-arrays
+      // biome-ignore lint/suspicious/noSparseArray: a hole is the case under test
+      { items: [1, , 3] },
       { nested: { fn: () => 1 } },
       { nested: { when: new Date(0) } },
       { nested: { own: { toJSON: () => 'custom' } } },

@@ -212,12 +212,14 @@ describe('JSON Schema publication', () => {
 describe('JSON Schema keywords outside the subset are refused when adapted', () => {
   const refused: Array<[string, unknown, RegExp]> = [
     ['patternProperties', { type: 'object', patternProperties: { '^a': {} } }, /"patternProperties" is not supported/],
+    // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword under test
     ['if/then', { if: { type: 'string' }, then: { minLength: 1 } }, /"if" is not supported/],
     ['unevaluatedProperties', { type: 'object', unevaluatedProperties: false }, /"unevaluatedProperties"/],
     ['OpenAPI nullable', { type: 'string', nullable: true }, /"nullable"/],
     ['nested, deep', object({ a: object({ b: { type: 'string', contains: {} } }) }), /#\/properties\/a\/properties\/b\/contains/],
     ['remote $ref', { $ref: 'https://example.com/s.json' }, /only local references/],
     ['broken $ref', { $ref: '#/$defs/missing' }, /cannot resolve/],
+    ['malformed $ref', { $defs: { a: {} }, $ref: '#/$defs/%' }, /cannot resolve/],
     ['draft-07 tuple items', { type: 'array', items: [{ type: 'string' }] }, /prefixItems/],
     ['draft-04 exclusiveMinimum', { type: 'number', minimum: 0, exclusiveMinimum: true }, /draft-04/],
     ['nested $id', object({ a: { $id: 'x', type: 'string' } }), /only supported on the root/],

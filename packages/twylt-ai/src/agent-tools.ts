@@ -10,6 +10,7 @@ import {
   ToolsetError,
   describeToolset,
   invalidArguments,
+  isRecord,
   showCommand,
   toEntry,
   type DescribedTool,
@@ -126,8 +127,4 @@ function agentTool({ name, spec, runner }: DescribedTool, check: (value: unknown
       }
     },
   };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

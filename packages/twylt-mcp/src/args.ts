@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { parseListenAddress } from 'twylt/server';
-import { splitArgv } from 'twylt/toolset';
+import { splitArgv, UsageError } from 'twylt/toolset';
 
 export interface CliPlan {
   help: boolean;
@@ -38,14 +38,6 @@ export interface HttpPlan {
   maxBodyBytes?: number;
   graceMs?: number;
   logInput: boolean;
-}
-
-/** Wrong use of the command line; the message says what and how to fix it. */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
 }
 
 export const USAGE = `Usage: twylt-mcp [options] -- COMMAND [ARG...] [-- COMMAND [ARG...]]...

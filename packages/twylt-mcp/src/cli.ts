@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /** The `twylt-mcp` command. Exit codes: 1 when the bridge cannot start, 2 for a usage error. */
 import { createRequire } from 'node:module';
-import { parseCli, USAGE, UsageError, type CliPlan } from './args.js';
+import { UsageError } from 'twylt/toolset';
+import { parseCli, USAGE, type CliPlan } from './args.js';
 import { stderrLog } from './log.js';
 
 async function main(argv: readonly string[]): Promise<void> {

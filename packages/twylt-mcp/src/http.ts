@@ -15,7 +15,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { hasJsonNumber, parseJson } from 'twylt/client';
 import { BodyTooLargeError, DEFAULT_HOST, assertSafeBind, checkAccess, hostPort, hostsFor, listen, readBody, type AccessPolicy } from 'twylt/server';
-import { CallLimiter, type ToolEntry } from 'twylt/toolset';
+import { CallLimiter, isRecord, type ToolEntry } from 'twylt/toolset';
 import { normalizeOrigin } from './args.js';
 import { stderrEventLog, stderrLog, type EventLog } from './log.js';
 import type { CallRecord } from './outcome.js';
@@ -326,8 +326,4 @@ function callFields(record: CallRecord, logInput: boolean): Record<string, unkno
 /** Resolves once the set of exchanges is empty. */
 async function allDone(exchanges: ReadonlySet<Exchange>): Promise<void> {
   while (exchanges.size > 0) await new Promise((resolve) => setTimeout(resolve, 20));
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

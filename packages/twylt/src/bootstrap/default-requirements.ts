@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Fault, TwyltError } from '../protocol/errors.js';
+import { isRecord } from '../protocol/record.js';
 import type { Requirements } from '../tool/definition.js';
 
 /**
@@ -47,19 +48,15 @@ function dependenciesOf(text: string, file: string): Record<string, string> {
   } catch (error) {
     throw invalid('InvalidPackageJson', `${file} is not valid JSON, so the default requirements cannot be derived: ${(error as Error).message}`);
   }
-  const dependencies = isPlainObject(manifest) ? manifest.dependencies : undefined;
+  const dependencies = isRecord(manifest) ? manifest.dependencies : undefined;
   if (dependencies === undefined) return {};
-  const valid = isPlainObject(dependencies) && Object.values(dependencies).every((range) => typeof range === 'string');
+  const valid = isRecord(dependencies) && Object.values(dependencies).every((range) => typeof range === 'string');
   if (!valid) throw invalid('InvalidPackageJson', `"dependencies" in ${file} must map package names to version strings`);
   return dependencies as Record<string, string>;
 }
 
 function invalid(name: string, message: string): TwyltError {
   return new TwyltError('describe', { cause: new Fault(name, message) });
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 const ENTRY_FILE = Symbol.for('twylt.toolEntryFile');

@@ -57,7 +57,7 @@ export async function readRequest(argv: readonly string[], env: Env, stdin: Stdi
  * A payload `describe` that is neither null nor "" wins; otherwise a non-empty INPUT_DESCRIBE.
  * null for an unknown mode (the tool reports it), and when nothing asks.
  */
-export function describeMode(payload: JsonObject | undefined, env: Env): DescribeMode | null {
+function describeMode(payload: JsonObject | undefined, env: Env): DescribeMode | null {
   const value = payload && Object.hasOwn(payload, DESCRIBE_KEY) ? payload[DESCRIBE_KEY] : undefined;
   if (value !== undefined && value !== null && value !== '') return isDescribeMode(value) ? value : null;
   const fromEnv = env[DESCRIBE_ENV];

@@ -3,6 +3,7 @@
  * A value of the wrong shape stays at its default, with a note.
  */
 import { DEFAULTS, FORMAT_VERSION } from '../protocol/constants.js';
+import { isRecord } from '../protocol/record.js';
 import type { FewShot, Requirements } from '../tool/definition.js';
 import { defaultRequirements } from './default-requirements.js';
 import type { StaticMetadata } from './extract.js';
@@ -44,15 +45,11 @@ function stringField(metadata: StaticMetadata, field: 'name' | 'version' | 'desc
 function fewShots(metadata: StaticMetadata, toolFile: string): FewShot[] {
   const value = metadata.values.fewShots;
   if (value === undefined) return [];
-  if (Array.isArray(value) && value.every(isObject)) return value.map(({ input, output }) => ({ input, output }));
+  if (Array.isArray(value) && value.every(isRecord)) return value.map(({ input, output }) => ({ input, output }));
   metadata.notes.push(`${toolFile}: fewShots is not an array of {input, output} objects; the default [] is used`);
   return [];
 }
 
 function isRequirements(value: unknown): value is Requirements {
-  return isObject(value) && ['tool', 'format', 'content'].every((key) => typeof value[key] === 'string');
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return isRecord(value) && ['tool', 'format', 'content'].every((key) => typeof value[key] === 'string');
 }

@@ -83,6 +83,7 @@ async function injectInto(binary: string, blob: string, postject: string): Promi
   const inject = [
     'const [api, file, resource, blob, fuse] = process.argv.slice(1);',
     "require(api).inject(file, resource, require('node:fs').readFileSync(blob), { sentinelFuse: fuse })",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: source code for `node -e`, not a template
     '  .catch((error) => { process.stderr.write(`${error.message}\\n`); process.exit(1); });',
   ].join('\n');
   const result = await runQuiet([process.execPath, '-e', inject, postject, binary, SEA_RESOURCE, blob, SEA_FUSE], dirname(binary), SNAPSHOT_TIMEOUT_MS);

@@ -1,5 +1,8 @@
 /** What a subcommand is, the I/O it gets, and the exit codes of the `twylt` command itself. */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { cutAtSeparator, UsageError } from '../toolset/args.js';
+
+export { UsageError };
 
 type ParsedResults<T extends ParseArgsConfig> = ReturnType<typeof parseArgs<T>>;
 
@@ -28,17 +31,6 @@ export const CLI_EXIT = {
   usage: 64,
 } as const;
 
-export class UsageError extends Error {}
-
-/**
- * Split `[options...] -- <command...>`: the tool's command is everything after the first
- * `--`, so it may carry options of its own.
- */
-export function splitAtDashes(args: string[]): { own: string[]; command: string[] } {
-  const split = args.indexOf('--');
-  return split === -1 ? { own: args, command: [] } : { own: args.slice(0, split), command: args.slice(split + 1) };
-}
-
 /** node:util parseArgs, strict, with its errors turned into usage errors. */
 export function parseOptions<T extends ParseArgsConfig>(config: T): ParsedResults<T> {
   try {
@@ -48,7 +40,7 @@ export function parseOptions<T extends ParseArgsConfig>(config: T): ParsedResult
   }
 }
 
-export function requireCommand(command: string[]): void {
+function requireCommand(command: string[]): void {
   if (command.length === 0) throw new UsageError('no tool command given: put it after "--", e.g. -- python3 tool.py');
 }
 
@@ -82,7 +74,7 @@ export function wrappingCommand<const O extends OptionsConfig>(spec: {
     name: spec.name,
     help: spec.help,
     async run(args, io) {
-      const { own, command: tool } = splitAtDashes(args);
+      const { options: own, rest: tool = [] } = cutAtSeparator(args);
       const { values } = parseOptions({
         args: own,
         strict: true,

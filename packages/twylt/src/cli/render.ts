@@ -1,7 +1,9 @@
 /** Readable text for people at a terminal: a tool's spec and a call's failure. */
 import type { FewShot, JsonSchema, ToolSpec } from '../client/types.js';
 import { TwyltClientError, ToolError } from '../client/errors.js';
-import { deref, fieldsOf, isObjectSchema, isRecord } from '../conformance/schema-walk.js';
+import { deref, fieldsOf } from '../conformance/schema-walk.js';
+import { isRecord } from '../protocol/record.js';
+import { isObjectSchema } from '../schema/json-schema-subset.js';
 import type { Style } from './style.js';
 
 const CONSTRAINTS = ['minimum', 'exclusiveMinimum', 'maximum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength', 'pattern', 'format', 'minItems', 'maxItems'];
@@ -54,7 +56,7 @@ function constraintText(schema: JsonSchema, style: Style): string {
   return parts.length ? style.dim(`[${parts.join(', ')}]`) : '';
 }
 
-export function typeLabel(input: unknown, root: JsonSchema, depth = 0): string {
+function typeLabel(input: unknown, root: JsonSchema, depth = 0): string {
   const schema = deref(input, root);
   if (depth > 4) return '…';
   if ('const' in schema) return JSON.stringify(schema.const);

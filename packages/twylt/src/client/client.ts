@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DESCRIBE_ENV, DESCRIBE_KEY, FILE_INPUT, FILE_OUTPUT, PROTOCOL_EXIT_CODES, type DescribeMode } from '../protocol/constants.js';
 import type { ErrorObject } from '../protocol/errors.js';
+import { isRecord } from '../protocol/record.js';
 import { InvalidOutputError, SchemaMismatchError, ToolCrashError, ToolError, UnexpectedExitError, type ProcessOutput } from './errors.js';
 import { hasJsonNumber, parseJson as parseJsonText, type NumberFidelity } from './json.js';
 import { runProcess, type ProcessResult, type RunOptions } from './process.js';
@@ -27,7 +28,7 @@ export interface ClientOptions {
   env?: Record<string, string | undefined>;
   /** Kill the tool after this long (default 30 000 ms). */
   timeoutMs?: number;
-  /** Limit for stdout and for stderr, each (default 16 MiB). */
+  /** Limit for stdout and for stderr, each (default 4 MiB). */
   maxOutputBytes?: number;
   /** A spec the caller cached earlier: `spec()` returns it without spawning. */
   spec?: ToolSpec;
@@ -232,10 +233,6 @@ function parseJson(command: readonly string[], output: ProcessOutput, source: 's
     const reason = output.stdout.trim() === '' ? 'it is empty' : (error as Error).message;
     throw new InvalidOutputError(command, source, reason, output);
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** One file-mode call per directory at a time: input.json/output.json are shared names. */

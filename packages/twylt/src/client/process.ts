@@ -7,7 +7,12 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { AbortError, OutputTooLargeError, SpawnError, TimeoutError } from './errors.js';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
-export const DEFAULT_MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
+/**
+ * Per stream, for every consumer (client, tool sets, MCP bridge, conformance). Well below the
+ * 10 MB message limit of MCP's stdio client: a result travels twice in one message
+ * (structured, and as text).
+ */
+export const DEFAULT_MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
 
 export interface RunOptions {
   /** Working directory (default: the current one). */
@@ -18,7 +23,7 @@ export interface RunOptions {
   stdin?: string | Uint8Array;
   /** Kill the tool after this long (default 30 s). 0 or Infinity: no limit. */
   timeoutMs?: number;
-  /** Limit for stdout and for stderr, each (default 16 MiB). */
+  /** Limit for stdout and for stderr, each (default 4 MiB). */
   maxOutputBytes?: number;
   signal?: AbortSignal;
 }

@@ -58,7 +58,7 @@ export class CheckRun {
   }
 }
 
-export function pass(message: string): Verdict {
+function pass(message: string): Verdict {
   return { status: 'pass', message };
 }
 

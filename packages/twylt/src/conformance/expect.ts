@@ -6,7 +6,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { parseErrorObject } from '../client/client.js';
 import { KINDS, type ErrorObject, type KindName } from '../protocol/errors.js';
 import type { Issue } from '../protocol/issues.js';
-import { isRecord } from './schema-walk.js';
+import { isRecord } from '../protocol/record.js';
 import type { Evidence } from './types.js';
 
 /** Keys of an error object in their protocol order (PROTOCOL.md section 3). */

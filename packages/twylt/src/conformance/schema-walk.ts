@@ -4,6 +4,8 @@
  * Only local `$ref`s (`#/...`) are followed; that is all a tool publishes.
  */
 import type { JsonSchema } from '../client/types.js';
+import { isRecord } from '../protocol/record.js';
+import { isObjectSchema, pointAt } from '../schema/json-schema-subset.js';
 
 export interface Field {
   name: string;
@@ -11,32 +13,17 @@ export interface Field {
   required: boolean;
 }
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Follow local `$ref`s from `schema` within `root`. */
+/** Follow local `$ref`s from `schema` within `root`; one that names no object schema is left as it is. */
 export function deref(schema: unknown, root: JsonSchema): JsonSchema {
   let current = schema;
   for (let hops = 0; hops < 32 && isRecord(current) && typeof current.$ref === 'string'; hops++) {
-    const ref = current.$ref;
-    if (!ref.startsWith('#')) break;
-    let target: unknown = root;
-    for (const part of ref.slice(1).split('/').filter(Boolean)) {
-      const key = decodeURIComponent(part).replace(/~1/g, '/').replace(/~0/g, '~');
-      target = isRecord(target) ? target[key] : undefined;
-    }
+    const target = pointAt(root, current.$ref);
     if (!isRecord(target)) break;
     // Keywords beside the $ref (description, default) belong to the field; the target gives the type.
     const { $ref: _ref, ...beside } = current;
     current = { ...target, ...beside };
   }
   return isRecord(current) ? current : {};
-}
-
-export function isObjectSchema(schema: JsonSchema): boolean {
-  const type = schema.type;
-  return type === 'object' || (Array.isArray(type) && type.includes('object')) || isRecord(schema.properties);
 }
 
 /**
@@ -53,7 +40,7 @@ export function isMapSchema(schema: JsonSchema): boolean {
 const ANNOTATIONS = new Set(['title', 'description', 'default', 'examples', '$comment', 'deprecated', 'readOnly', 'writeOnly']);
 
 /** `{}`: any JSON value (`Any` in the reference). */
-export function isAnySchema(schema: unknown): boolean {
+function isAnySchema(schema: unknown): boolean {
   return schema === true || (isRecord(schema) && Object.keys(schema).every((key) => ANNOTATIONS.has(key) || key.startsWith('x-')));
 }
 
@@ -72,7 +59,7 @@ export function freeFormKind(schema: JsonSchema): FreeForm | undefined {
  * The schema inside an optional value: the one branch beside `{"type": "null"}` of an
  * `anyOf`/`oneOf` (`X | None` in the reference), or `type: [X, "null"]` as `type: X`.
  */
-export function nonNullBranch(schema: JsonSchema, root: JsonSchema): JsonSchema | undefined {
+function nonNullBranch(schema: JsonSchema, root: JsonSchema): JsonSchema | undefined {
   for (const key of ['anyOf', 'oneOf'] as const) {
     const branches = schema[key];
     if (!Array.isArray(branches) || !branches.some(isNullSchema)) continue;

@@ -4,6 +4,7 @@
  */
 import { isAbsolute, relative } from 'node:path';
 import { resolveCommand } from '../client/command.js';
+import { DEFAULT_MAX_OUTPUT_BYTES } from '../client/process.js';
 import { describeChecks } from './checks/describe.js';
 import { fewShotChecks } from './checks/few-shots.js';
 import { fileChecks } from './checks/file.js';
@@ -38,7 +39,7 @@ export async function checkTool(command: readonly string[], options: Conformance
       {
         command: resolved,
         timeoutMs: options.timeoutMs ?? 15_000,
-        maxOutputBytes: options.maxOutputBytes ?? 4 * 1024 * 1024,
+        maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
         tmpRoot: runs.directory,
         env: options.env ?? {},
         signal: options.signal,

@@ -16,7 +16,7 @@ const TRUE = new Set(['1', 'true', 'yes', 'on']);
 const FALSE = new Set(['0', 'false', 'no', 'off']);
 
 /** The cause of a configuration error; its name is what `exception.type` shows. */
-export function configError(message: string): Fault {
+function configError(message: string): Fault {
   return new Fault('GuardrailsConfigError', message);
 }
 

@@ -56,7 +56,7 @@ export function recordIncident(sink: IncidentSink, code: DenyCode, requestedPath
 }
 
 /** One line of ASCII JSON: nothing in a path can break the line or the log's encoding. */
-export function incidentLine(incident: Incident): string {
+function incidentLine(incident: Incident): string {
   const json = JSON.stringify(incident).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return `${json}\n`;
 }

@@ -6,7 +6,7 @@ import { sep } from 'node:path';
 import { Fault } from '../protocol/errors.js';
 
 /** Replaces every mention of the host root by the virtual `/`. The root `/` itself is left alone. */
-export function redactRoot(text: string, root: string): string {
+function redactRoot(text: string, root: string): string {
   if (root === sep) return text;
   return text.split(root + sep).join('/').split(root).join('/');
 }

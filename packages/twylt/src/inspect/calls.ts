@@ -24,7 +24,7 @@ export class HttpError extends Error {
 }
 
 /** The longest time-out a page may ask for: one day (setTimeout's limit is about 24.8 days). */
-export const MAX_TIMEOUT_MS = 86_400_000;
+const MAX_TIMEOUT_MS = 86_400_000;
 
 export interface ParsedCall {
   tool: DescribedTool;

@@ -5,7 +5,7 @@
 import type { CallRecord } from './types.js';
 
 /** Enough for hundreds of ordinary calls; one record holds at most a tool's output limits. */
-export const HISTORY_LIMIT_BYTES = 64 * 1024 * 1024;
+const HISTORY_LIMIT_BYTES = 64 * 1024 * 1024;
 
 export class CallHistory {
   readonly #calls: { record: CallRecord; size: number }[] = [];

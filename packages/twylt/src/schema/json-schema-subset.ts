@@ -4,6 +4,7 @@
  * enforce) and its closing for publication. Kept apart from json-validator.ts so that
  * describing a plain-JSON-Schema tool never loads the validator.
  */
+import { isRecord } from '../protocol/record.js';
 import type { JsonSchema } from './adapter.js';
 import { SchemaError } from './errors.js';
 
@@ -23,8 +24,7 @@ const SUBSCHEMA_MAPS = new Set(['properties', '$defs', 'definitions']);
 const NUMBERS = new Set(['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf']);
 const COUNTS = new Set(['minLength', 'maxLength', 'minItems', 'maxItems']);
 
-export const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
-export const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const hasOwn = (o: object, key: string): boolean => Object.hasOwn(o, key);
 
 /** An object schema gets closed: it says `type: "object"` or declares properties. */
 export function isObjectSchema(node: Node): boolean {
@@ -137,15 +137,35 @@ try {
 }
 }
 
+const isLocalRef = (ref: string): boolean => ref === '#' || ref.startsWith('#/');
+
+/**
+ * What a local reference names in `root`: `#` or a JSON pointer in a URI fragment
+ * (`#/$defs/a%20b`, `#/prefixItems/0`), own keys only. Undefined when it names nothing,
+ * is not local (a URL, an anchor `#name`) or is malformed. Both the validator and the
+ * conformance checker resolve through here.
+ */
+export function pointAt(root: unknown, ref: string): unknown {
+  if (!isLocalRef(ref)) return undefined;
+  let node = root;
+  for (const raw of ref === '#' ? [] : ref.slice(2).split('/')) {
+    let key: string;
+    try {
+      key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    } catch {
+      return undefined; // a lone `%`: no key can be meant
+    }
+    node = isRecord(node) && hasOwn(node, key) ? node[key] : Array.isArray(node) && /^(0|[1-9]\d*)$/.test(key) ? node[Number(key)] : undefined;
+    if (node === undefined) return undefined;
+  }
+  return node;
+}
+
 /** Local references only: `#`, `#/$defs/...`, `#/definitions/...` (any JSON pointer into the root). */
 export function resolveRef(root: Node, ref: string, where = '$ref'): Node {
-  if (ref !== '#' && !ref.startsWith('#/')) throw new SchemaError(`${where}: only local references ("#/$defs/...") are supported, not ${JSON.stringify(ref)}`);
-  let node: unknown = root;
-  for (const raw of ref === '#' ? [] : ref.slice(2).split('/')) {
-    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-    node = isRecord(node) && hasOwn(node, key) ? node[key] : Array.isArray(node) ? node[Number(key)] : undefined;
-    if (node === undefined) throw new SchemaError(`${where}: cannot resolve ${JSON.stringify(ref)}`);
-  }
+  if (!isLocalRef(ref)) throw new SchemaError(`${where}: only local references ("#/$defs/...") are supported, not ${JSON.stringify(ref)}`);
+  const node = pointAt(root, ref);
+  if (node === undefined) throw new SchemaError(`${where}: cannot resolve ${JSON.stringify(ref)}`);
   if (typeof node !== 'boolean' && !isRecord(node)) throw new SchemaError(`${where}: ${JSON.stringify(ref)} is not a schema`);
   return node;
 }

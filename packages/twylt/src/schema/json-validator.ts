@@ -10,9 +10,10 @@
  * when the schema is adapted, never ignored.
  */
 import { fixedIssue, type Issue, type PathSegment } from '../protocol/issues.js';
+import { isRecord } from '../protocol/record.js';
 import type { JsonSchema, ValidationResult } from './adapter.js';
 import { issues, unionIssues, type JsonType } from './issues.js';
-import { compilePattern, derefSchema, FORMAT_NAMES, hasOwn, isMapSchema, isMultipleOf, isObjectSchema, isRecord, resolveRef, type Node } from './json-schema-subset.js';
+import { compilePattern, derefSchema, FORMAT_NAMES, hasOwn, isMapSchema, isMultipleOf, isObjectSchema, resolveRef, type Node } from './json-schema-subset.js';
 
 /** The keywords the validator reads, typed once. */
 interface Keywords {

@@ -9,6 +9,7 @@
  */
 import * as core from 'zod/v4/core';
 import { fixedIssue, type Issue, type PathSegment } from '../protocol/issues.js';
+import { isRecord } from '../protocol/record.js';
 import type { JsonSchema, SchemaAdapter, SchemaIo, ValidationResult } from './adapter.js';
 import { SchemaError } from './errors.js';
 import { issues, onePerValue, unionIssues, type Bound } from './issues.js';
@@ -249,18 +250,16 @@ const SUBSCHEMA_MAPS = ['properties', '$defs', 'patternProperties'];
  * Only schema positions are visited, never defaults or examples. Mutates the fresh output.
  */
 function tidyMaps(node: unknown): unknown {
-  if (typeof node !== 'object' || node === null || Array.isArray(node)) return node;
-  const schema = node as Record<string, unknown>;
-  const bare = (value: unknown, keys: string[]) => isPlain(value) && Object.keys(value).join() === keys.join();
+  if (!isRecord(node)) return node;
+  const schema = node;
+  const bare = (value: unknown, keys: string[]) => isRecord(value) && Object.keys(value).join() === keys.join();
   if (bare(schema.propertyNames, ['type']) && (schema.propertyNames as Record<string, unknown>).type === 'string') delete schema.propertyNames;
   if (bare(schema.additionalProperties, [])) schema.additionalProperties = true;
   for (const key of SUBSCHEMA) tidyMaps(schema[key]);
   for (const key of SUBSCHEMA_LISTS) if (Array.isArray(schema[key])) (schema[key] as unknown[]).forEach(tidyMaps);
-  for (const key of SUBSCHEMA_MAPS) if (isPlain(schema[key])) Object.values(schema[key] as object).forEach(tidyMaps);
+  for (const key of SUBSCHEMA_MAPS) if (isRecord(schema[key])) Object.values(schema[key] as object).forEach(tidyMaps);
   return schema;
 }
-
-const isPlain = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 // --- Zod issues to TWYLT issues -------------------------------------------------------------
 

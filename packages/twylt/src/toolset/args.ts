@@ -1,17 +1,32 @@
 /**
  * Tools on a command line: `[options] -- CMD [ARG...] [-- CMD [ARG...]]...`, the form that
- * `twylt-mcp` and `twylt inspect` share, plus their `--config FILE` lists.
+ * `twylt-mcp`, `twylt inspect` and the `twylt` subcommands share. Pure and light: every
+ * command loads it before it knows whether it has any work to do.
  */
-import type { ToolEntry } from './entry.js';
-import { readConfig } from './config.js';
 
 export const SEPARATOR = '--';
 
+/** Wrong use of a command line; the message says what and how to fix it. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/**
+ * The options before the first `--` and everything after it, later `--`s included (so a
+ * tool's command may carry options of its own); `rest` is undefined when there is no `--`.
+ */
+export function cutAtSeparator(argv: readonly string[]): { options: string[]; rest?: string[] } {
+  const cut = argv.indexOf(SEPARATOR);
+  return cut === -1 ? { options: [...argv] } : { options: argv.slice(0, cut), rest: argv.slice(cut + 1) };
+}
+
 /** Where a command line's options end and its tool commands begin. */
 export function splitArgv(argv: readonly string[]): { options: string[]; commands: string[][] } {
-  const cut = argv.indexOf(SEPARATOR);
-  if (cut === -1) return { options: [...argv], commands: [] };
-  return { options: argv.slice(0, cut), commands: splitCommands(argv.slice(cut + 1)) };
+  const { options, rest } = cutAtSeparator(argv);
+  return { options, commands: rest ? splitCommands(rest) : [] };
 }
 
 /** `a b -- c d` → [[a, b], [c, d]]; an empty command is a mistake, not a tool. */
@@ -24,10 +39,4 @@ export function splitCommands(rest: readonly string[]): string[][] {
   const empty = commands.findIndex((command) => command.length === 0);
   if (empty !== -1) throw new RangeError(`tool ${empty + 1}: nothing follows "--"; give a command such as "-- python3 tool.py"`);
   return commands;
-}
-
-/** The tools of config files (in order) followed by those given as commands. Throws ConfigError. */
-export async function collectEntries(configs: readonly string[], commands: readonly (readonly string[])[]): Promise<ToolEntry[]> {
-  const fromFiles = await Promise.all(configs.map((file) => readConfig(file)));
-  return [...fromFiles.flat(), ...commands.map((command) => ({ command: [...command] }))];
 }

@@ -95,3 +95,9 @@ export async function readConfig(file: string): Promise<ToolEntry[]> {
   }
   return parseConfig(text, file);
 }
+
+/** The tools of config files (in order) followed by those given as commands. Throws ConfigError. */
+export async function collectEntries(configs: readonly string[], commands: readonly (readonly string[])[]): Promise<ToolEntry[]> {
+  const fromFiles = await Promise.all(configs.map((file) => readConfig(file)));
+  return [...fromFiles.flat(), ...commands.map((command) => ({ command: [...command] }))];
+}

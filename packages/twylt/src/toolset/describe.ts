@@ -4,6 +4,7 @@
  * dropped a tool would leave its users guessing.
  */
 import type { ToolSpec } from '../client/types.js';
+import { isRecord } from '../protocol/record.js';
 import { showCommand, type ToolEntry } from './entry.js';
 import { createRunner, type RunnerDefaults, type ToolRunner } from './runner.js';
 
@@ -106,8 +107,4 @@ export class SpecCache {
   clear(): void {
     this.#specs.clear();
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -7,11 +7,13 @@
  *   const { output } = await tools[0].runner.call({ text: 'hi' });
  */
 export { toEntry, showCommand, type ToolEntry, type ToolEntryLike } from './entry.js';
-export { CONFIG_SCHEMA, ConfigError, parseConfig, readConfig } from './config.js';
-export { SEPARATOR, collectEntries, splitArgv, splitCommands } from './args.js';
-export { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, createRunner } from './runner.js';
+export { CONFIG_SCHEMA, ConfigError, collectEntries, parseConfig, readConfig } from './config.js';
+export { SEPARATOR, UsageError, cutAtSeparator, splitArgv, splitCommands } from './args.js';
+export { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from '../client/process.js';
+export { createRunner } from './runner.js';
 export type { RunnerCallOptions, RunnerDefaults, ToolRunner } from './runner.js';
 export { SpecCache, ToolsetError, describeToolset } from './describe.js';
 export type { DescribeToolsetOptions, DescribedTool } from './describe.js';
 export { CallLimiter, QueueFullError, type LimiterOptions } from './limiter.js';
+export { isRecord } from '../protocol/record.js';
 export { describeFailure, invalidArguments, issueLines, type CallFailure, type FailureKind } from './failure.js';

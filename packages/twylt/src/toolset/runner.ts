@@ -6,16 +6,10 @@ import { TwyltClient, type CallResult } from '../client/client.js';
 import { resolveCommand } from '../client/command.js';
 import { SchemaMismatchError, type SchemaIssue } from '../client/errors.js';
 import type { NumberFidelity } from '../client/json.js';
+import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from '../client/process.js';
 import type { ToolSpec, Transport } from '../client/types.js';
 import { DESCRIBE_KEY } from '../protocol/constants.js';
 import type { ToolEntry } from './entry.js';
-
-export const DEFAULT_TIMEOUT_MS = 30_000;
-/**
- * Well below the 10 MB message limit of MCP's stdio client: a result travels twice in one
- * message (structured, and as text).
- */
-export const DEFAULT_MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
 
 /** A call must never turn into a describe request: the key is TWYLT's, refused before any run. */
 const RESERVED_DESCRIBE: SchemaIssue = { path: `/${DESCRIBE_KEY}`, message: 'is reserved by TWYLT for describe requests', keyword: 'not' };

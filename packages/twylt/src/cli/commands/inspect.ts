@@ -2,10 +2,10 @@
 import { resolve } from 'node:path';
 import { isLoopback } from '../../server/access.js';
 import { DEFAULT_HOST } from '../../server/listen.js';
-import { collectEntries, splitArgv } from '../../toolset/args.js';
-import { ConfigError } from '../../toolset/config.js';
+import { splitArgv } from '../../toolset/args.js';
+import { ConfigError, collectEntries } from '../../toolset/config.js';
 import { ToolsetError, describeToolset, type DescribedTool } from '../../toolset/describe.js';
-import { DEFAULT_TIMEOUT_MS } from '../../toolset/runner.js';
+import { DEFAULT_TIMEOUT_MS } from '../../client/process.js';
 import { CLI_EXIT, UsageError, parseOptions, type Command } from '../command.js';
 import { parseTimeout } from './describe.js';
 

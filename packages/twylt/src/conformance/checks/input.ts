@@ -7,10 +7,12 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { ISSUE_MESSAGES } from '../../protocol/issues.js';
+import { isRecord } from '../../protocol/record.js';
+import { isObjectSchema } from '../../schema/json-schema-subset.js';
 import { judge, payload, skip, UNKNOWN_KEY, warn, type CheckDef, type CheckGroup, type CheckRun } from '../check.js';
 import { expectError, expectIssue, expectJsonOutput, issuesOf, runProblems, toolSaid } from '../expect.js';
 import {
-  fieldsOf, freeFormKind, isMapSchema, isObjectSchema, isRecord, plainType, sample, valueSchema, violations, wrongTypeCode,
+  fieldsOf, freeFormKind, isMapSchema, plainType, sample, valueSchema, violations, wrongTypeCode,
   type Field, type FreeForm,
 } from '../schema-walk.js';
 import type { JsonSchema } from '../../client/types.js';

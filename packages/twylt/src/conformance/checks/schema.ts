@@ -1,7 +1,8 @@
 /** The published schemas: valid JSON Schema, closed everywhere, an object at the input root (PROTOCOL.md section 5). */
 import { schemaValidator } from '../../client/schema-check.js';
 import { judge, type CheckGroup } from '../check.js';
-import { deref, isObjectSchema, openObjects } from '../schema-walk.js';
+import { isObjectSchema } from '../../schema/json-schema-subset.js';
+import { deref, openObjects } from '../schema-walk.js';
 
 export const schemaChecks: CheckGroup = () => [
   {

@@ -6,9 +6,10 @@ import { isDeepStrictEqual } from 'node:util';
 import { schemaValidator } from '../../client/schema-check.js';
 import type { ToolSpec } from '../../client/types.js';
 import { FORMAT_VERSION } from '../../protocol/constants.js';
+import { isRecord } from '../../protocol/record.js';
 import { judge, payload, type CheckDef, type SuiteContext } from '../check.js';
 import { expectJsonOutput } from '../expect.js';
-import { isRecord, sample } from '../schema-walk.js';
+import { sample } from '../schema-walk.js';
 
 const SPEC_KEYS = ['format_version', 'name', 'version', 'description', 'requirements', 'inputSchema', 'outputSchema', 'few_shots'];
 

@@ -234,7 +234,7 @@ function SmallButton({ label, onClick, children }: { label: string; onClick: () 
 }
 
 /** Issues under a field; `at` is that field's path, and an issue deeper in it names its own. */
-export function IssueList({ issues, id, at }: { issues: readonly Issue[]; id?: string; at: string }) {
+function IssueList({ issues, id, at }: { issues: readonly Issue[]; id?: string; at: string }) {
   return (
     <ul class="issues" id={id}>
       {issues.map((issue, index) => (

@@ -39,7 +39,7 @@ export interface NumberField extends Common {
   multipleOf?: number;
 }
 
-export interface BooleanField extends Common {
+interface BooleanField extends Common {
   kind: 'boolean';
 }
 
@@ -61,7 +61,7 @@ export interface ArrayField extends Common {
   maxItems?: number;
 }
 
-export interface JsonField extends Common {
+interface JsonField extends Common {
   kind: 'json';
 }
 
@@ -193,7 +193,7 @@ export function arrange(value: Json | undefined, schema: Schema, root: Schema, d
 }
 
 /** Follow local `$ref`s (`#/$defs/...`); keywords beside a `$ref` win over the target's. */
-export function resolve(schema: Schema, root: Schema): Schema {
+function resolve(schema: Schema, root: Schema): Schema {
   let node = schema;
   for (let hops = 0; isObject(node) && typeof node.$ref === 'string' && hops < 32; hops++) {
     const { $ref, ...beside } = node;
