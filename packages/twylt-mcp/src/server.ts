@@ -11,7 +11,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AbortError } from 'twylt/client';
 import { z } from 'zod';
-import { QueueFullError, type CallLimiter } from 'twylt/toolset';
+import { isRecord, jsonKind, QueueFullError, type CallLimiter } from 'twylt/toolset';
 import type { Log } from './log.js';
 import { outcomeOf, type CallRecord } from './outcome.js';
 import { failureResult, successResult } from './result.js';
@@ -104,23 +104,14 @@ const CallRequestSchema = CallToolRequestSchema.extend({ params: z.preprocess(ch
 
 function checkCallParams(params: unknown): unknown {
   const invalid = (message: string) => rpcError(ErrorCode.InvalidParams, `Invalid params: ${message}`);
-  if (!isObject(params)) throw invalid('tools/call needs params {"name": TOOL, "arguments": {...}}');
+  if (!isRecord(params)) throw invalid('tools/call needs params {"name": TOOL, "arguments": {...}}');
   if (typeof params.name !== 'string') throw invalid(`"name" must be a string, the name of a tool from tools/list; got ${jsonKind(params.name)}`);
-  if (params.arguments !== undefined && !isObject(params.arguments)) {
+  if (params.arguments !== undefined && !isRecord(params.arguments)) {
     throw invalid(`"arguments" must be a JSON object, the tool's input; got ${jsonKind(params.arguments)}`);
   }
   return params;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function jsonKind(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return value === undefined ? 'nothing' : `a ${typeof value}`;
-}
 
 /**
  * A JSON-RPC error as the SDK sends it (code, message, data). Not an McpError, whose message

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { ENV, FILE_INPUT, FILE_OUTPUT, MAX_JSON_DEPTH } from '../protocol/constants.js';
 import { Fault, TwyltError } from '../protocol/errors.js';
 import { formatPath, type PathSegment } from '../protocol/issues.js';
+import { jsonKind } from '../protocol/record.js';
 import { takeHandedRequest } from './hooks.js';
 import { readStdin, type Stdin } from './stdin.js';
 
@@ -233,8 +234,3 @@ function decodeUtf8(bytes: Uint8Array, where: string): string {
   }
 }
 
-export function jsonKind(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
-}

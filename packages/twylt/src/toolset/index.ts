@@ -15,5 +15,5 @@ export type { RunnerCallOptions, RunnerDefaults, ToolRunner } from './runner.js'
 export { SpecCache, ToolsetError, describeToolset } from './describe.js';
 export type { DescribeToolsetOptions, DescribedTool } from './describe.js';
 export { CallLimiter, QueueFullError, type LimiterOptions } from './limiter.js';
-export { isRecord } from '../protocol/record.js';
+export { isRecord, jsonKind } from '../protocol/record.js';
 export { describeFailure, invalidArguments, issueLines, type CallFailure, type FailureKind } from './failure.js';
