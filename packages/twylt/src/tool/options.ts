@@ -1,4 +1,4 @@
-/** Step 1 of a run: the option scan over all of argv (PROTOCOL.md section 1). Pure. */
+/** Step 1 of a run: the option scan over all of argv (docs/TWYLT.md section 1). Pure. */
 import { ENV, ERROR_FORMATS, TRUTHY, type ErrorFormat } from '../protocol/constants.js';
 
 export interface ScannedOptions {
