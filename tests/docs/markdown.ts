@@ -14,6 +14,8 @@ export interface Block {
   heading: string;
   /** 1-based line of the opening fence. */
   line: number;
+  /** The last non-blank line above the block. */
+  before: string;
 }
 
 export function readDoc(path: string): string {
@@ -34,9 +36,10 @@ export function fencedBlocks(markdown: string): Block[] {
       continue;
     }
     const start = i;
+    const before = lines.slice(0, i).reverse().find((above) => above.trim() !== '') ?? '';
     const body: string[] = [];
     for (i++; i < lines.length && lines[i] !== '```'; i++) body.push(lines[i]!);
-    blocks.push({ lang: fence[1]!, body: body.length ? `${body.join('\n')}\n` : '', heading, line: start + 1 });
+    blocks.push({ lang: fence[1]!, body: body.length ? `${body.join('\n')}\n` : '', heading, line: start + 1, before });
   }
   return blocks;
 }
@@ -44,6 +47,11 @@ export function fencedBlocks(markdown: string): Block[] {
 /** The blocks under the heading `heading` (exactly), in order. */
 export function blocksUnder(markdown: string, heading: string, lang?: string): Block[] {
   return fencedBlocks(markdown).filter((block) => block.heading === heading && (lang === undefined || block.lang === lang));
+}
+
+/** The file a block is, when the line above it ends with "`name`:" (as in "The tool, in `echo.ts`:"). */
+export function fileName(block: Block): string | undefined {
+  return /`([^`\s]+)`:$/.exec(block.before)?.[1];
 }
 
 export interface Step {
