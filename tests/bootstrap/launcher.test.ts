@@ -1,5 +1,5 @@
 /**
- * The launcher (`runToolFile` from twylt/bootstrap) as a real process: PROTOCOL.md section 6.
+ * The launcher (`runToolFile` from twylt/bootstrap) as a real process: docs/TWYLT.md section 6.
  * Build first: `npm run build -w twylt` (the launchers import the built package).
  */
 import { spawnSync } from 'node:child_process';
@@ -64,7 +64,7 @@ describe('a tool whose business dependency is not installed', () => {
 
       const spec = await ask(launcher, 'json_spec', transport);
       expect(spec, transport).toMatchObject({ code: 0, stderr: '' });
-      // Exact text: key order and two-space indentation of PROTOCOL.md sections 2 and 5.
+      // Exact text: key order and two-space indentation of docs/TWYLT.md sections 2 and 5.
       expect(spec.stdout).toBe(`${JSON.stringify(SHOUT_STATIC_SPEC, null, 2)}\n`);
     }
   });

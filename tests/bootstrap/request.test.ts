@@ -1,4 +1,4 @@
-/** How the launcher reads a describe request before deciding to import the tool (PROTOCOL.md section 1). */
+/** How the launcher reads a describe request before deciding to import the tool (docs/TWYLT.md section 1). */
 import { describe, expect, it } from 'vitest';
 import { readRequest, type StdinSource } from '../../packages/twylt/src/bootstrap/request.js';
 

@@ -1,4 +1,4 @@
-/** The file-transport policy through a real tool process (PROTOCOL.md section 7). */
+/** The file-transport policy through a real tool process (docs/TWYLT.md section 7). */
 import { execFileSync } from 'node:child_process';
 import { existsSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

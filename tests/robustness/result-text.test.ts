@@ -1,5 +1,5 @@
 /**
- * The text of a result (PROTOCOL.md section 2): formatResult writes plain JSON without a
+ * The text of a result (docs/TWYLT.md section 2): formatResult writes plain JSON without a
  * replacer (the fast path) and everything else through its strict replacer. Whichever path
  * a value takes, the outcome must be the one the rule gives: JSON indented by 2, or a
  * TypeError for what plain JSON.stringify would silently change.

@@ -1,4 +1,4 @@
-/** PROTOCOL.md sections 1 (step 4) and 5: describe requests and their outputs. */
+/** docs/TWYLT.md sections 1 (step 4) and 5: describe requests and their outputs. */
 import { describe, expect, it } from 'vitest';
 import { errorOf, example, run } from '../support/process.js';
 

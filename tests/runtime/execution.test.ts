@@ -1,4 +1,4 @@
-/** PROTOCOL.md sections 1 (step 5) and 3: business code, its failures, and output validation. */
+/** docs/TWYLT.md sections 1 (step 5) and 3: business code, its failures, and output validation. */
 import { mkdtempSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,7 +1,7 @@
 /**
  * Wire compatibility: a consumer that parses a Python TWYLT tool's output must parse ours
  * the same way. The foreign tool (tests/fixtures/python/echo_tool.py, standard library only,
- * written from PROTOCOL.md) and our TypeScript twin of it (same contract, same business
+ * written from docs/TWYLT.md) and our TypeScript twin of it (same contract, same business
  * logic) answer the same cases; we compare what consumers rely on.
  */
 import { execFileSync } from 'node:child_process';

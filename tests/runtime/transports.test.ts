@@ -1,4 +1,4 @@
-/** PROTOCOL.md sections 1 and 2: option scan, service options, transports, output format. */
+/** docs/TWYLT.md sections 1 and 2: option scan, service options, transports, output format. */
 import { mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

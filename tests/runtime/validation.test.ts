@@ -1,4 +1,4 @@
-/** PROTOCOL.md section 4: validation issues, against the probe example (a Zod 4 contract). */
+/** docs/TWYLT.md section 4: validation issues, against the probe example (a Zod 4 contract). */
 import { describe, expect, it } from 'vitest';
 import { errorOf, example, run } from '../support/process.js';
 

@@ -1,6 +1,6 @@
 /**
  * Maps, free-form values and integers (issue 12): published and reported as the Python
- * reference does (PROTOCOL.md section 4), the same way from Zod and from plain JSON Schema.
+ * reference does (docs/TWYLT.md section 4), the same way from Zod and from plain JSON Schema.
  * A map or free-form object has no declared fields: a non-object there is `dict_type`; a
  * model with fields stays closed and says `model_type`.
  */

@@ -1,4 +1,4 @@
-/** The Zod 4 adapter: closed copies, issue mapping (PROTOCOL.md section 4), publication, refusals. */
+/** The Zod 4 adapter: closed copies, issue mapping (docs/TWYLT.md section 4), publication, refusals. */
 import { z } from 'zod';
 import * as zm from 'zod/mini';
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 /**
  * What a launcher must know before it decides whether to import the tool: the options, the
- * transport and the describe request of PROTOCOL.md section 1, read as the run loop reads
+ * transport and the describe request of docs/TWYLT.md section 1, read as the run loop reads
  * them (the option scan and the payload parse are the run loop's own). Wherever the run loop
  * would report an error (a bad option value, malformed JSON, an unknown mode...), the answer
  * is "no describe request", so the tool runs and reports it itself.

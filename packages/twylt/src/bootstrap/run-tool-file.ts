@@ -1,6 +1,6 @@
 /**
  * The launcher: runs a tool file, answering the describe requests that must work before the
- * tool's dependencies are installed (PROTOCOL.md section 6).
+ * tool's dependencies are installed (docs/TWYLT.md section 6).
  *
  * - `requirements`: read statically from the source; the tool is not imported.
  * - `json_spec`: the tool is imported and answers; if a module it needs is missing, the

@@ -1,5 +1,5 @@
 /**
- * Describe answers built from statically read metadata, in the shapes of PROTOCOL.md section 5.
+ * Describe answers built from statically read metadata, in the shapes of docs/TWYLT.md section 5.
  * A value of the wrong shape stays at its default, with a note.
  */
 import { DEFAULTS, FORMAT_VERSION } from '../protocol/constants.js';

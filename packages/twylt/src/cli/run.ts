@@ -1,17 +1,20 @@
 /** Dispatch `twylt <command> ...` to the registered subcommand; turn usage errors into exit 64. */
 import { CLI_EXIT, UsageError, type Io } from './command.js';
 import { COMMANDS } from './registry.js';
+import { packageVersion } from './version.js';
 
 export const HELP = `twylt: describe, call and check any TWYLT executable
 
 Usage:
   twylt <command> [options] -- <tool command...>
+  twylt --help | --version
 
 Commands:
 ${COMMANDS.map((entry) => `  ${entry.name.padEnd(10)}${entry.summary}`).join('\n')}
 
-Run "twylt <command> --help" for its options. The tool's own command line follows "--"
-and is run as an argument list, never through a shell.
+Run "twylt <command> --help" for its options; "twylt --version" (-V) prints the version.
+The tool's own command line follows "--" and is run as an argument list, never through a
+shell.
 
 Exit codes: 0 success; 1 a check failed or the tool misbehaved; 64 wrong usage;
 twylt call passes the tool's own exit code (2 to 6) through.
@@ -22,6 +25,10 @@ export async function run(argv: string[], io: Io): Promise<number> {
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     (name === undefined ? io.stderr : io.stdout).write(HELP);
     return name === undefined ? CLI_EXIT.usage : CLI_EXIT.ok;
+  }
+  if (name === '--version' || name === '-V') {
+    io.stdout.write(`twylt ${packageVersion()}\n`);
+    return CLI_EXIT.ok;
   }
   const entry = COMMANDS.find((candidate) => candidate.name === name);
   if (!entry) {

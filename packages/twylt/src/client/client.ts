@@ -208,9 +208,10 @@ export function createClient(command: readonly string[], options?: ClientOptions
 }
 
 /**
- * The `{"error": {...}}` object of a JSON-mode failure, or undefined when stderr does not
- * hold one (human mode, a crash). The last JSON line counts: a guardrails incident line may
- * precede the error object.
+ * The `{"error": {...}}` object of a JSON-mode failure: the last line of stderr that is JSON
+ * with an `error` object holding a string `type` and `message`. Lines around it are skipped,
+ * whatever they are (business code's logs, a guardrails incident line). Undefined when no
+ * line holds one (human mode, a crash).
  */
 export function parseErrorObject(stderr: string): ErrorObject | undefined {
   const lines = stderr.split('\n').filter((line) => line.trim() !== '');

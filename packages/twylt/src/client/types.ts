@@ -1,4 +1,4 @@
-/** What a TWYLT tool publishes through describe (PROTOCOL.md section 5), as seen by a consumer. */
+/** What a TWYLT tool publishes through describe (docs/TWYLT.md section 5), as seen by a consumer. */
 import type { DescribeMode } from '../protocol/constants.js';
 
 import type { FewShot, JsonSchema, JsonSpec, Requirements } from '../protocol/spec.js';

@@ -9,7 +9,7 @@ import type { Issue } from '../protocol/issues.js';
 import { isRecord } from '../protocol/record.js';
 import type { Evidence } from './types.js';
 
-/** Keys of an error object in their protocol order (PROTOCOL.md section 3). */
+/** Keys of an error object in their protocol order (docs/TWYLT.md section 3). */
 const ERROR_KEYS = ['type', 'source', 'stage', 'message', 'errors', 'exception', 'code', 'incident_id', 'original_code', 'traceback'];
 const ISSUE_KEYS = ['path', 'code', 'message', 'value'];
 

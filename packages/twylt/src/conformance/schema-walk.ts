@@ -30,7 +30,7 @@ export function deref(schema: unknown, root: JsonSchema): JsonSchema {
  * An object without declared fields whose keys are the author's declared intent: a map
  * (`additionalProperties` a schema: `dict[str, str]`) or a free-form object (`true`, or no
  * keyword: `dict[str, Any]`). A model is an object with `properties`, or one closed with
- * `additionalProperties: false` and nothing in it (PROTOCOL.md section 4).
+ * `additionalProperties: false` and nothing in it (docs/TWYLT.md section 4).
  */
 export function isMapSchema(schema: JsonSchema): boolean {
   return isObjectSchema(schema) && !isRecord(schema.properties) && schema.additionalProperties !== false;

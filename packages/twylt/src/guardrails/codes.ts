@@ -1,5 +1,5 @@
 /**
- * Wire names of the guardrails (PROTOCOL.md section 7): the environment variables, the
+ * Wire names of the guardrails (docs/TWYLT.md section 7): the environment variables, the
  * deny codes and the incident record. Pure data, shared by the policy and its tests.
  */
 

@@ -1,5 +1,5 @@
 /**
- * `twylt/guardrails`: the workspace API for business code (PROTOCOL.md section 7).
+ * `twylt/guardrails`: the workspace API for business code (docs/TWYLT.md section 7).
  *
  *     const ws = workspace();
  *     const dir = ws.resolve(input.path);      // '/x' and 'x' are inside the workspace

@@ -31,7 +31,7 @@ interface Kind {
   exit: ExitCode;
 }
 
-/** The six failure kinds of the protocol (PROTOCOL.md section 3). */
+/** The six failure kinds of the protocol (docs/TWYLT.md section 3). */
 export const KINDS = {
   inputInvalid: { type: 'validation_error', source: 'twylt', stage: 'input', message: 'Input validation failed', exit: EXIT.inputInvalid },
   outputInvalid: { type: 'validation_error', source: 'twylt', stage: 'output', message: 'Output validation failed', exit: EXIT.outputInvalid },

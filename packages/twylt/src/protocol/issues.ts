@@ -1,4 +1,4 @@
-/** Validation issues: codes, standard messages and path rendering (PROTOCOL.md section 4). */
+/** Validation issues: codes, standard messages and path rendering (docs/TWYLT.md section 4). */
 import { ROOT_PATH } from './constants.js';
 
 export interface Issue {

@@ -1,4 +1,4 @@
-/** Text forms of results and errors (PROTOCOL.md sections 2 and 4). Pure: no I/O. */
+/** Text forms of results and errors (docs/TWYLT.md sections 2 and 4). Pure: no I/O. */
 import { MAX_JSON_DEPTH } from './constants.js';
 import type { ErrorObject } from './errors.js';
 

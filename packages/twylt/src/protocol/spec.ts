@@ -1,4 +1,4 @@
-/** The shapes a tool publishes through describe (PROTOCOL.md section 5), wire names and key order. */
+/** The shapes a tool publishes through describe (docs/TWYLT.md section 5), wire names and key order. */
 
 /** A JSON Schema document. */
 export type JsonSchema = Record<string, unknown>;

@@ -1,7 +1,7 @@
 /**
  * Issue normalization shared by every schema kind: the messages of the codes that carry a
  * limit or a list, the single-failure-per-value rule, and how a failed union is reported.
- * Codes follow PROTOCOL.md section 4; the wording is ours.
+ * Codes follow docs/TWYLT.md section 4; the wording is ours.
  */
 import { fixedIssue, formatPath, issue, type Issue, type PathSegment } from '../protocol/issues.js';
 
@@ -56,7 +56,7 @@ export const issues = {
   notAllowed: (path: readonly PathSegment[], value: unknown) => issue(path, 'value_error', 'Value not allowed here', value),
   custom: (path: readonly PathSegment[], message: string, value: unknown, code = 'value_error') => issue(path, code, message, value),
   /**
-   * A JSON type mismatch: the code names the expected type (PROTOCOL.md section 4). `map` is
+   * A JSON type mismatch: the code names the expected type (docs/TWYLT.md section 4). `map` is
    * an object without declared fields (a map or a free-form object): `dict_type`, where a
    * model with fields is `model_type`, as in the reference.
    */

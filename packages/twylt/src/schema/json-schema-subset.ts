@@ -36,7 +36,7 @@ export function isObjectSchema(node: Node): boolean {
 /**
  * An object schema without declared fields whose keys are otherwise allowed: a map
  * (`additionalProperties` a schema) or a free-form object (`true`). A non-object there is
- * `dict_type`; `model_type` is for objects with declared fields (PROTOCOL.md section 4).
+ * `dict_type`; `model_type` is for objects with declared fields (docs/TWYLT.md section 4).
  */
 export function isMapSchema(node: Node): boolean {
   return typeof node === 'object' && !isRecord(node.properties) && node.additionalProperties !== undefined && node.additionalProperties !== false;

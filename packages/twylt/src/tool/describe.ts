@@ -1,4 +1,4 @@
-/** Step 4 of a run: describe requests and their answers (PROTOCOL.md sections 1 and 5). */
+/** Step 4 of a run: describe requests and their answers (docs/TWYLT.md sections 1 and 5). */
 import { DEFAULTS, DESCRIBE_ENV, DESCRIBE_KEY, DESCRIBE_MODES, FORMAT_VERSION, isDescribeMode, type DescribeMode } from '../protocol/constants.js';
 import { Fault, TwyltError } from '../protocol/errors.js';
 import { formatJson } from '../protocol/render.js';

@@ -1,4 +1,4 @@
-/** The `--help` text. Wording is ours; the first line is `<name> <version>` (PROTOCOL.md section 1). */
+/** The `--help` text. Wording is ours; the first line is `<name> <version>` (docs/TWYLT.md section 1). */
 import { DEFAULTS, DESCRIBE_ENV, DESCRIBE_KEY, DESCRIBE_MODES, FILE_INPUT, FILE_OUTPUT } from '../protocol/constants.js';
 import type { ToolDefinition } from './definition.js';
 

@@ -1,4 +1,4 @@
-/** Step 1 of a run: the option scan over all of argv and the environment (PROTOCOL.md section 1). Pure. */
+/** Step 1 of a run: the option scan over all of argv and the environment (docs/TWYLT.md section 1). Pure. */
 import { DEFAULT_MAX_INPUT_BYTES, ENV, ERROR_FORMATS, TRUTHY, type ErrorFormat } from '../protocol/constants.js';
 import { Fault } from '../protocol/errors.js';
 

@@ -1,5 +1,5 @@
 /**
- * Step 3 of a run: where the input comes from (PROTOCOL.md section 1), and the file-mode
+ * Step 3 of a run: where the input comes from (docs/TWYLT.md section 1), and the file-mode
  * edges (input.json in, output.json out, written atomically).
  */
 import { closeSync, fstatSync, fsyncSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-/** Describe: every mode by JSON and by INPUT_DESCRIBE, precedence, bad modes (PROTOCOL.md sections 1.4 and 5). */
+/** Describe: every mode by JSON and by INPUT_DESCRIBE, precedence, bad modes (docs/TWYLT.md section 1, step 4, and section 5). */
 import { isDeepStrictEqual } from 'node:util';
 import type { ToolSpec } from '../../client/types.js';
 import { DESCRIBE_ENV, DESCRIBE_MODES, type DescribeMode } from '../../protocol/constants.js';

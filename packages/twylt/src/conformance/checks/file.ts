@@ -1,4 +1,4 @@
-/** File mode: input.json in, output.json out, nothing stale left behind (PROTOCOL.md section 1.6). */
+/** File mode: input.json in, output.json out, nothing stale left behind (docs/TWYLT.md section 1, step 6). */
 import { FILE_INPUT, FILE_OUTPUT, ROOT_PATH } from '../../protocol/constants.js';
 import { judge, payload, UNKNOWN_KEY, warn, type CheckGroup } from '../check.js';
 import { expectError, expectIssue, issuesOf, preview, runProblems, toolSaid } from '../expect.js';

@@ -1,5 +1,5 @@
 /**
- * Input validation (PROTOCOL.md section 4), with inputs generated from the published
+ * Input validation (docs/TWYLT.md section 4), with inputs generated from the published
  * inputSchema. Only values no conforming tool may accept are sent: wrong JSON types such as
  * null or {} (never "5" for an integer: the reference coerces that), unknown keys,
  * missing keys, and values outside declared bounds. Maps and free-form values are the

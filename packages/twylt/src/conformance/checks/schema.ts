@@ -1,4 +1,4 @@
-/** The published schemas: valid JSON Schema, closed everywhere, an object at the input root (PROTOCOL.md section 5). */
+/** The published schemas: valid JSON Schema, closed everywhere, an object at the input root (docs/TWYLT.md section 5). */
 import { schemaValidator } from '../../client/schema-check.js';
 import { judge, type CheckGroup } from '../check.js';
 import { isObjectSchema } from '../../schema/json-schema-subset.js';

@@ -1,4 +1,4 @@
-/** Service options and the option scan (PROTOCOL.md sections 1.1 and 1.2). */
+/** Service options and the option scan (docs/TWYLT.md section 1, steps 1 and 2). */
 import { DESCRIBE_ENV, ENV } from '../../protocol/constants.js';
 import { ISSUE_MESSAGES } from '../../protocol/issues.js';
 import { judge, payload, UNKNOWN_KEY, type CheckDef, type CheckGroup } from '../check.js';

@@ -1,4 +1,4 @@
-/** Transports: how the payload is found and what makes it unreadable (PROTOCOL.md section 1.3). */
+/** Transports: how the payload is found and what makes it unreadable (docs/TWYLT.md section 1, step 3). */
 import { DESCRIBE_ENV, FILE_INPUT } from '../../protocol/constants.js';
 import { judge, payload, UNKNOWN_KEY, type CheckGroup } from '../check.js';
 import { expectError, expectIssue, issuesOf, preview, runProblems } from '../expect.js';

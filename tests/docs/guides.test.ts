@@ -1,0 +1,98 @@
+/**
+ * docs/testing-tools.md and docs/distributing.md, tested as written: their files are
+ * written into a project, their commands run there and print what the pages show. The
+ * project stands for one with twylt installed: its node_modules links this repository's.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../support/process.js';
+import { consoleSteps, fencedBlocks, fileName, readDoc, runSession, showsAs, type Block } from './markdown.js';
+
+const scratch = mkdtempSync(join(tmpdir(), 'twylt-guides-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+const hasNpm = (() => {
+  try {
+    execFileSync('npm', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** A project folder named `echo` whose node_modules are this repository's, `twylt` bin included. */
+function project(): { dir: string; env: NodeJS.ProcessEnv } {
+  const dir = join(mkdtempSync(join(scratch, 'p-')), 'echo');
+  const modules = join(dir, 'node_modules');
+  const bin = join(modules, '.bin');
+  mkdirSync(bin, { recursive: true });
+  for (const name of readdirSync(join(ROOT, 'node_modules'))) {
+    if (name !== '.bin' && !name.startsWith('.')) symlinkSync(join(ROOT, 'node_modules', name), join(modules, name));
+  }
+  for (const name of readdirSync(join(ROOT, 'node_modules/.bin'))) symlinkSync(realpathSync(join(ROOT, 'node_modules/.bin', name)), join(bin, name));
+  writeFileSync(join(bin, 'twylt'), `#!/bin/sh\nexec '${process.execPath}' '${join(ROOT, 'packages/twylt/dist/cli/main.js')}' "$@"\n`, { mode: 0o755 });
+  const env: NodeJS.ProcessEnv = { ...process.env, npm_config_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', NO_COLOR: '1' };
+  for (const key of Object.keys(env)) if (/^(VITEST|TWYLT_|INPUT_DESCRIBE$|NODE_OPTIONS$)/.test(key)) delete env[key];
+  return { dir, env };
+}
+
+function writeFiles(dir: string, blocks: Block[]): string[] {
+  const names: string[] = [];
+  for (const block of blocks) {
+    const name = fileName(block);
+    if (!name) continue;
+    writeFileSync(join(dir, name), block.body);
+    names.push(name);
+  }
+  return names;
+}
+
+/** What differs from run to run: a built file's size. */
+const normalize = (text: string) => text.replace(/\(\d+ KiB, /g, '(N KiB, ');
+
+/** Runs every command block of a page in order: console blocks must print what they show, sh blocks must succeed. */
+async function runCommands(blocks: Block[], dir: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+  const printed: string[] = [];
+  for (const block of blocks) {
+    if (block.lang === 'console') {
+      const steps = consoleSteps(block);
+      const outputs = await runSession(steps, { cwd: dir, env, timeoutMs: 120_000 });
+      steps.forEach((step, i) => {
+        if (!showsAs(step.shown, outputs[i]!, normalize)) expect.fail(`line ${block.line}: $ ${step.command}\nthe page shows:\n${step.shown}\nit printed:\n${outputs[i]}`);
+      });
+    } else if (block.lang === 'sh') {
+      const [output] = await runSession([{ command: `${block.body}echo "exit $?"`, shown: '' }], { cwd: dir, env, timeoutMs: 120_000 });
+      expect(output, `line ${block.line}`).toMatch(/exit 0\n$/);
+      printed.push(output!);
+    }
+  }
+  return printed;
+}
+
+const testing = fencedBlocks(readDoc('docs/testing-tools.md'));
+const distributing = fencedBlocks(readDoc('docs/distributing.md'));
+
+describe('docs/testing-tools.md, as written', () => {
+  it('its files, its tests (runWith and the client) and its commands', async () => {
+    const { dir, env } = project();
+    // The page's assumption: an ES module project (the README's Install section).
+    writeFileSync(join(dir, 'package.json'), '{ "name": "echo", "private": true, "type": "module" }\n');
+    expect(writeFiles(dir, testing)).toEqual(['echo.ts', 'main.ts', 'echo.test.ts', 'main.test.ts']);
+    const [vitest] = await runCommands(testing, dir, env);
+    // Every test of the page ran and passed: none was skipped or left out.
+    const count = testing.filter((block) => block.lang === 'ts').reduce((sum, block) => sum + (block.body.match(/^\s*it\(/gm) ?? []).length, 0);
+    expect(vitest).toMatch(new RegExp(`Tests\\s+${count} passed \\(${count}\\)`));
+  }, 180_000);
+});
+
+describe.skipIf(!hasNpm)(`docs/distributing.md, as written${hasNpm ? '' : ': skipped, npm is not on the PATH'}`, () => {
+  it('builds one file, packs it as a package with a bin, installs that offline and runs it by name', async () => {
+    const { dir, env } = project();
+    writeFiles(dir, testing.filter((block) => ['echo.ts', 'main.ts'].includes(fileName(block) ?? '')));
+    expect(writeFiles(dir, distributing)).toEqual(['package.json']);
+    await runCommands(distributing, dir, env);
+  }, 180_000);
+});

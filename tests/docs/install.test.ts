@@ -1,0 +1,77 @@
+/**
+ * The README's install route, as written: pack the workspaces into tarballs, install them
+ * into a fresh project, run the quick-start tool there and the installed `twylt` bin.
+ * Home is a temporary folder holding the clone (`~/twylt`, a link to this repository), so
+ * the README's commands run unchanged. npm works from its cache (`prefer-offline`): the
+ * tarballs `npm ci` fetched, and the package documents of earlier installs.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT, run } from '../support/process.js';
+import { blocksUnder, consoleSteps, readDoc, runSession, showsAs } from './markdown.js';
+
+function npmCache(): string | undefined {
+  try {
+    return execFileSync('npm', ['config', 'get', 'cache'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+const cache = npmCache();
+const NO_NPM = 'npm is not on the PATH: the install route cannot be followed';
+const README = readDoc('README.md');
+
+describe.skipIf(cache === undefined)(`the README's tarball install${cache === undefined ? `: skipped, ${NO_NPM}` : ''}`, () => {
+  const home = mkdtempSync(join(tmpdir(), 'twylt-install-'));
+  afterAll(() => rmSync(home, { recursive: true, force: true }));
+  symlinkSync(ROOT, join(home, 'twylt'));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOME: home,
+    npm_config_cache: cache,
+    npm_config_prefer_offline: 'true',
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+    npm_config_update_notifier: 'false',
+  };
+  for (const key of ['TWYLT_DEBUG', 'TWYLT_ERROR_FORMAT', 'INPUT_DESCRIBE', 'NODE_OPTIONS']) delete env[key];
+  const project = join(home, 'my-tool');
+
+  it('packs the workspaces and installs twylt, zod and tsx into a new project', async () => {
+    const route = blocksUnder(README, 'Install', 'sh').find((block) => block.body.includes('npm pack'));
+    expect(route, 'the README shows the tarball route').toBeDefined();
+    const result = await run(['sh', '-ec', route!.body], { cwd: home, env, timeoutMs: 240_000 });
+    expect(result.code, result.stderr).toBe(0);
+    const manifest = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'));
+    expect(manifest.type).toBe('module');
+    expect(Object.keys(manifest.dependencies).sort()).toEqual(['twylt', 'zod']);
+    expect(manifest.dependencies.twylt).toMatch(/^file:.*twylt-0\.\d+\.\d+\.tgz$/);
+    expect(readFileSync(join(project, 'node_modules/twylt/package.json'), 'utf8')).toContain('"name": "twylt"');
+  }, 300_000);
+
+  it("runs the quick start's tool and commands there, printing what the README shows", async () => {
+    const [code] = blocksUnder(README, 'Quick start: write a tool', 'ts');
+    writeFileSync(join(project, 'echo.ts'), code!.body);
+    const [session] = blocksUnder(README, 'Quick start: write a tool', 'console');
+    const steps = consoleSteps(session!);
+    expect(steps.length).toBeGreaterThanOrEqual(3);
+    const outputs = await runSession(steps, { cwd: project, env, timeoutMs: 120_000 });
+    steps.forEach((step, i) => {
+      if (!showsAs(step.shown, outputs[i]!)) expect.fail(`$ ${step.command}\nthe README shows:\n${step.shown}\nit printed:\n${outputs[i]}`);
+    });
+  }, 150_000);
+
+  it('the installed twylt bin runs: --version, --help', async () => {
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'packages/twylt/package.json'), 'utf8')) as { version: string };
+    const bin = join(project, 'node_modules/.bin/twylt');
+    const versionRun = await run([bin, '--version'], { cwd: project, env });
+    expect(versionRun.stdout).toBe(`twylt ${version}\n`);
+    const help = await run([bin, '--help'], { cwd: project, env });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^ {2}build /m);
+  });
+});
