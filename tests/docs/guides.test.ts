@@ -32,7 +32,11 @@ function project(): { dir: string; env: NodeJS.ProcessEnv } {
   for (const name of readdirSync(join(ROOT, 'node_modules'))) {
     if (name !== '.bin' && !name.startsWith('.')) symlinkSync(join(ROOT, 'node_modules', name), join(modules, name));
   }
-  for (const name of readdirSync(join(ROOT, 'node_modules/.bin'))) symlinkSync(realpathSync(join(ROOT, 'node_modules/.bin', name)), join(bin, name));
+  // twylt's own bin is written below as a wrapper: linking it first would make that write go
+  // through the link into the repository's dist/cli/main.js.
+  for (const name of readdirSync(join(ROOT, 'node_modules/.bin'))) {
+    if (name !== 'twylt') symlinkSync(realpathSync(join(ROOT, 'node_modules/.bin', name)), join(bin, name));
+  }
   writeFileSync(join(bin, 'twylt'), `#!/bin/sh\nexec '${process.execPath}' '${join(ROOT, 'packages/twylt/dist/cli/main.js')}' "$@"\n`, { mode: 0o755 });
   const env: NodeJS.ProcessEnv = { ...process.env, npm_config_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', NO_COLOR: '1' };
   for (const key of Object.keys(env)) if (/^(VITEST|TWYLT_|INPUT_DESCRIBE$|NODE_OPTIONS$)/.test(key)) delete env[key];
