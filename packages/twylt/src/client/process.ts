@@ -8,6 +8,11 @@ import { AbortError, OutputTooLargeError, SpawnError, TimeoutError } from './err
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
+/**
+ * How long the pipes may stay open after the tool's exit: enough to read what it wrote,
+ * never a wait on a grandchild that holds them.
+ */
+const PIPE_GRACE_MS = 200;
 
 export interface RunOptions {
   /** Working directory (default: the current one). */
@@ -70,6 +75,8 @@ export function runProcess(command: readonly string[], options: RunOptions = {})
     const chunks = { stdout: [] as Buffer[], stderr: [] as Buffer[] };
     const sizes = { stdout: 0, stderr: 0 };
     let failure: Error | undefined;
+    let exited: { exitCode: number | null; signal: NodeJS.Signals | null } | undefined;
+    let grace: NodeJS.Timeout | undefined;
     let settled = false;
     const output = () => ({
       stdout: Buffer.concat(chunks.stdout).toString('utf8'),
@@ -84,7 +91,7 @@ export function runProcess(command: readonly string[], options: RunOptions = {})
         // already gone
       }
     };
-    /** First failure wins; the promise settles once the process is really gone ('close'). */
+    /** First failure wins; the promise settles once the tool itself is gone (see drained). */
     const stop = (error: Error) => {
       if (!failure) failure = error;
       killGroup();
@@ -114,9 +121,16 @@ export function runProcess(command: readonly string[], options: RunOptions = {})
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearTimeout(grace);
       options.signal?.removeEventListener('abort', onAbort);
       result();
     };
+    /** The tool is gone and its output read: settle with the failure, or with how it exited. */
+    const drained = () =>
+      finish(() => {
+        if (failure) reject(failure);
+        else resolve({ ...exited!, ...output(), pid: child.pid, durationMs: performance.now() - started });
+      });
 
     child.on('error', (error: NodeJS.ErrnoException) => {
       // Spawn failures ('ENOENT', 'EACCES') come here and no 'close' may follow.
@@ -124,14 +138,23 @@ export function runProcess(command: readonly string[], options: RunOptions = {})
         finish(() => reject(new SpawnError(`cannot run ${file}: ${error.message}`, command, {}, { cause: error })));
       }
     });
-    // The tool is done; a grandchild it left behind would keep our pipes open. End it.
-    child.on('exit', killGroup);
-    child.on('close', (exitCode, signal) => {
-      finish(() => {
-        if (failure) reject(failure);
-        else resolve({ exitCode, signal, ...output(), pid: child.pid, durationMs: performance.now() - started });
-      });
+    child.on('exit', (exitCode, signal) => {
+      exited = { exitCode, signal };
+      // The tool is done; end what it left in its process group. A grandchild that left
+      // the group (setsid) may still hold our pipes: read what the tool wrote, then stop
+      // listening instead of waiting for that grandchild.
+      killGroup();
+      grace = setTimeout(() => {
+        // One more poll phase first, so that bytes already in the pipes are read.
+        setImmediate(() => {
+          child.stdout.destroy();
+          child.stderr.destroy();
+          drained();
+        });
+      }, PIPE_GRACE_MS);
     });
+    // Both pipes ended after the exit: the usual way a run ends.
+    child.on('close', drained);
 
     // A tool that exits without reading its stdin makes our write fail with EPIPE: harmless.
     child.stdin.on('error', () => {});
