@@ -4,6 +4,7 @@
  * what the tool printed happens here; that is the client's job.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { decodeUtf8Strict } from '../protocol/utf8.js';
 import { AbortError, OutputTooLargeError, SpawnError, TimeoutError } from './errors.js';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -32,7 +33,10 @@ export interface RunOptions {
 export interface ProcessResult {
   exitCode: number | null;
   signal: NodeJS.Signals | null;
+  /** Decoded as UTF-8; see stdoutIsUtf8. */
   stdout: string;
+  /** False when stdout held bytes that are not UTF-8 (`stdout` has U+FFFD in their place). */
+  stdoutIsUtf8: boolean;
   stderr: string;
   pid: number | undefined;
   durationMs: number;
@@ -129,7 +133,12 @@ export function runProcess(command: readonly string[], options: RunOptions = {})
     const drained = () =>
       finish(() => {
         if (failure) reject(failure);
-        else resolve({ ...exited!, ...output(), pid: child.pid, durationMs: performance.now() - started });
+        else {
+          const stdout = Buffer.concat(chunks.stdout);
+          const text = decodeUtf8Strict(stdout);
+          const stderr = Buffer.concat(chunks.stderr).toString('utf8');
+          resolve({ ...exited!, stdout: text ?? stdout.toString('utf8'), stdoutIsUtf8: text !== undefined, stderr, pid: child.pid, durationMs: performance.now() - started });
+        }
       });
 
     child.on('error', (error: NodeJS.ErrnoException) => {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { FILE_INPUT, FILE_OUTPUT, MAX_JSON_DEPTH } from '../protocol/constants.js';
 import { Fault, TwyltError } from '../protocol/errors.js';
 import { formatPath, type PathSegment } from '../protocol/issues.js';
+import { decodeUtf8Strict } from '../protocol/utf8.js';
 import { takeHandedRequest } from './hooks.js';
 import { readStdin, type Stdin } from './stdin.js';
 
@@ -181,14 +182,10 @@ function outOfRange(where: string, path: PathSegment[]): TwyltError {
   });
 }
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
 function decodeUtf8(bytes: Uint8Array, where: string): string {
-  try {
-    return strictUtf8.decode(bytes);
-  } catch {
-    throw new TwyltError('transport', { cause: new Fault('InvalidEncoding', `${where} is not valid UTF-8`) });
-  }
+  const text = decodeUtf8Strict(bytes);
+  if (text === undefined) throw new TwyltError('transport', { cause: new Fault('InvalidEncoding', `${where} is not valid UTF-8`) });
+  return text;
 }
 
 export function jsonKind(value: unknown): string {
