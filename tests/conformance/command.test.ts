@@ -9,39 +9,20 @@
  * the control run from the OS temp dir (`--tmp-root`) shows that npx then finds nothing.
  */
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConformanceReport } from '../../packages/twylt/src/conformance/index.js';
 import { NO_PYTHON_REASON, fixtures as pythonFixtures, noPython, python } from '../support/python.js';
-import { checkReport, repoRoot, runTwylt, twyltBin } from '../support/twylt-cli.js';
+import { npmIsolated, tsProject } from '../support/ts-project.js';
+import { checkReport, runTwylt, twyltBin } from '../support/twylt-cli.js';
 
 const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'twylt-check-command-')));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** npm may use neither a global tsx nor one from its cache, nor the registry. */
-const NPM_ISOLATED = {
-  npm_config_prefix: join(scratch, 'npm-global'),
-  npm_config_cache: join(scratch, 'npm-cache'),
-  npm_config_offline: 'true',
-  npm_config_update_notifier: 'false',
-};
-
-/** A project folder: package.json, tools/run.ts (the echo example), and tsx, twylt and zod in its own node_modules. */
-function tsProject(): string {
-  const dir = join(scratch, 'ts-project');
-  mkdirSync(join(dir, 'tools'), { recursive: true });
-  mkdirSync(join(dir, 'node_modules', '.bin'), { recursive: true });
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'ts-project', private: true, type: 'module' }));
-  cpSync(join(repoRoot, 'examples/echo/tool.ts'), join(dir, 'tools/run.ts'));
-  symlinkSync(join(repoRoot, 'node_modules/tsx'), join(dir, 'node_modules/tsx'), 'dir');
-  symlinkSync(join(repoRoot, 'packages/twylt'), join(dir, 'node_modules/twylt'), 'dir');
-  symlinkSync(join(repoRoot, 'node_modules/zod'), join(dir, 'node_modules/zod'), 'dir');
-  symlinkSync('../tsx/dist/cli.mjs', join(dir, 'node_modules/.bin/tsx'));
-  for (const npmDir of [NPM_ISOLATED.npm_config_prefix, NPM_ISOLATED.npm_config_cache]) mkdirSync(npmDir, { recursive: true });
-  return dir;
-}
+const NPM_ISOLATED = npmIsolated(scratch);
 
 const checkJson = (command: string[], cwd: string, extra: string[] = [], env: Record<string, string> = {}) => checkReport(command, extra, { cwd, env });
 
@@ -51,7 +32,7 @@ const leftovers = (dir: string) => readdirSync(dir).filter((name) => name.starts
 describe('a command typed the natural way, in a project with tsx in its own node_modules', () => {
   let project: string;
   beforeAll(() => {
-    project = tsProject();
+    project = tsProject(scratch);
   });
 
   it('twylt check -- npx tsx tools/run.ts passes, every run in a fresh directory inside the project', async () => {

@@ -87,7 +87,7 @@ export function runSession(steps: Step[], options: { cwd: string; env?: NodeJS.P
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
     child.on('error', reject);
-    child.on('close', (code, signal) => {
+    child.on('close', (_code, signal) => {
       clearTimeout(timer);
       if (signal) return reject(new Error(`the session was killed (${signal}) after: ${out}`));
       resolve(out.split(`${MARK}\n`).slice(1));

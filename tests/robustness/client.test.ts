@@ -15,6 +15,7 @@ import {
   type TwyltClientError,
   UnexpectedExitError,
 } from '../../packages/twylt/src/client/index.js';
+import { describeFailure } from '../../packages/twylt/src/toolset/index.js';
 import { waitGone } from '../support/processes.js';
 
 const rogue = fileURLToPath(new URL('../fixtures/robustness/rogue.mjs', import.meta.url));
@@ -76,6 +77,14 @@ describe('a tool that breaks the protocol is a typed client error', () => {
     expect((await expectFailure(client('no_output').call({}, { transport: 'file' }), InvalidOutputError)).source).toBe('output.json');
     await expectFailure(client('no_output').describe('json_spec'), InvalidOutputError);
   });
+  it('prints bytes that are not UTF-8: InvalidOutputError on stdout, on output.json, and for a describe', async () => {
+    const notUtf8 = 'it is not valid UTF-8';
+    const stdout = await expectFailure(client('invalid_utf8').call({}), InvalidOutputError);
+    expect([stdout.source, stdout.message]).toEqual(['stdout', `tool succeeded but its stdout is not JSON: ${notUtf8}`]);
+    const file = await expectFailure(new TwyltClient([process.execPath, rogue, 'invalid_utf8', 'file']).call({}, { transport: 'file' }), InvalidOutputError);
+    expect([file.source, file.message]).toEqual(['output.json', `tool succeeded but its output.json is not JSON: ${notUtf8}`]);
+    expect((await expectFailure(client('invalid_utf8').describe('brief'), InvalidOutputError)).message).toContain(notUtf8);
+  });
   it('exits with a code outside the protocol (a native crash): UnexpectedExitError', async () => {
     expect((await expectFailure(client('exit_1').call({}), UnexpectedExitError)).exitCode).toBe(1);
   });
@@ -89,5 +98,18 @@ describe('a tool that breaks the protocol is a typed client error', () => {
     const pids = pidsOf(result.stderr);
     expect(pids.length).toBe(2);
     for (const pid of pids) expect(await waitGone(pid), `pid ${pid} outlived the call`).toBe(true);
+  });
+});
+
+describe('a long stderr, described for a model (toolset/failure.ts)', () => {
+  it('quotes the telling line and the end of stderr, at most STDERR_EXCERPT_CHARS of it', async () => {
+    const error = await expectFailure(client('long_stderr').call({}), UnexpectedExitError);
+    const { kind, message } = describeFailure('rogue', error);
+    expect(kind).toBe('broken');
+    const [head, excerpt] = message.split('\nIts stderr ends:\n...');
+    expect(head).toBe('"rogue" broke the TWYLT protocol: tool exited with 1, which is not a TWYLT exit code (0, 2, 3, 4, 5, 6): Error: why it began');
+    expect(excerpt!.length).toBe(1000);
+    expect(error.stderr.trim().endsWith(excerpt!)).toBe(true);
+    expect(excerpt!.endsWith('last line: how it ended')).toBe(true);
   });
 });

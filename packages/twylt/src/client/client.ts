@@ -3,13 +3,15 @@
  * a fresh process; the client holds no state but the spec it may cache, so concurrent
  * calls are safe.
  */
-import { mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { constants } from 'node:fs';
+import { open, rm, unlink, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { DESCRIBE_ENV, DESCRIBE_KEY, FILE_INPUT, FILE_OUTPUT, PROTOCOL_EXIT_CODES, type DescribeMode } from '../protocol/constants.js';
 import type { ErrorObject } from '../protocol/errors.js';
 import { isRecord } from '../protocol/record.js';
-import { InvalidOutputError, SchemaMismatchError, ToolCrashError, ToolError, UnexpectedExitError, type ProcessOutput } from './errors.js';
+import { decodeUtf8Strict } from '../protocol/utf8.js';
+import { freshDirectoryIn, resolveCommand } from './command.js';
+import { InvalidOutputError, SchemaMismatchError, SpawnError, ToolCrashError, ToolError, UnexpectedExitError, type ProcessOutput } from './errors.js';
 import { hasJsonNumber, parseJson as parseJsonText, type NumberFidelity } from './json.js';
 import { runProcess, type ProcessResult, type RunOptions } from './process.js';
 import type { DescribeResult, ToolSpec, Transport } from './types.js';
@@ -22,7 +24,11 @@ export const MAX_ARGUMENT_BYTES = 100_000;
 
 /** Defaults for every call of one client. */
 export interface ClientOptions {
-  /** Working directory for the cli and stdin transports (default: the current one). */
+  /**
+   * Where the tool is run from (default: the current directory). The file transport runs
+   * it in its exchange directory instead, made inside this one; relative paths in the
+   * command are resolved from here first.
+   */
   cwd?: string;
   /** Added to the inherited environment; `undefined` removes a variable. */
   env?: Record<string, string | undefined>;
@@ -56,9 +62,12 @@ export interface CallOptions extends InvokeOptions {
    */
   numbers?: NumberFidelity;
   /**
-   * File transport only: the directory for input.json/output.json. Default: a fresh
-   * temporary directory, removed afterwards. Calls naming the same directory run one
-   * after another. The tool's working directory is this directory.
+   * File transport only: the directory for input.json/output.json, and the tool's working
+   * directory. Default: a fresh `.twylt-call-*` directory inside `cwd` (so npx or
+   * `node --import tsx` find the caller's project there; the OS temp dir when `cwd` is not
+   * writable), removed afterwards. Calls naming the same directory run one after another.
+   * input.json is created afresh (an entry of that name is replaced, never written
+   * through) and output.json must be a regular file (a link is not followed).
    */
   fileDir?: string;
   /**
@@ -106,7 +115,7 @@ export class TwyltClient {
     const env = options.via === 'env' ? { ...options.env, [DESCRIBE_ENV]: mode } : options.env;
     const args = options.via === 'env' ? [] : [JSON.stringify({ [DESCRIBE_KEY]: mode })];
     const result = await this.#run(args, { ...options, env });
-    const output = this.#expectSuccess(result);
+    const output = this.#stdoutOf(result);
     if (mode === 'brief') return output.stdout.replace(/\n$/, '') as DescribeResult<M>;
     return parseJson(this.command, output, 'stdout', options.numbers) as DescribeResult<M>;
   }
@@ -140,7 +149,7 @@ export class TwyltClient {
       ({ result, text } = await this.#callInFile(payload, options));
     } else {
       result = await this.#run(transport === 'cli' ? [payload] : [], { ...options, stdin: transport === 'stdin' ? payload : undefined });
-      text = this.#expectSuccess(result).stdout;
+      text = this.#stdoutOf(result).stdout;
     }
     const source = transport === 'file' ? 'output.json' : 'stdout';
     const output = parseJson(this.command, { stdout: text, stderr: result.stderr }, source, options.numbers ?? 'value');
@@ -153,27 +162,32 @@ export class TwyltClient {
     return { output: output as O, text, stderr: result.stderr, durationMs: result.durationMs, transport };
   }
 
+  /**
+   * The tool runs in the exchange directory, as the protocol wants, but as typed where the
+   * caller stands: the directory is made inside the caller's, and relative paths in the
+   * command are resolved from there.
+   */
   async #callInFile(payload: string, options: CallOptions): Promise<{ result: ProcessResult; text: string }> {
+    const here = resolve(options.cwd ?? this.options.cwd ?? '.');
     const named = options.fileDir !== undefined;
-    const dir = named ? resolve(options.fileDir!) : await mkdtemp(join(tmpdir(), 'twylt-call-'));
+    const dir = named ? resolve(options.fileDir!) : await freshDirectoryIn(here, '.twylt-call-');
+    const command = resolveCommand(this.command, here);
     try {
       return await exclusive(dir, async () => {
         await unlink(join(dir, FILE_OUTPUT)).catch(() => {});
-        await writeFile(join(dir, FILE_INPUT), payload);
-        const result = await this.#run([], { ...options, cwd: dir });
+        await createInput(this.command, dir, payload);
+        const result = await this.#run([], { ...options, cwd: dir }, command);
         const out = this.#expectSuccess(result);
-        try {
-          return { result, text: await readFile(join(dir, FILE_OUTPUT), 'utf8') };
-        } catch {
-          throw new InvalidOutputError(this.command, 'output.json', 'the tool exited 0 but wrote no output.json', out);
-        }
+        const read = await readOutput(join(dir, FILE_OUTPUT));
+        if (typeof read !== 'string') throw new InvalidOutputError(this.command, 'output.json', read.refused, out);
+        return { result, text: read };
       });
     } finally {
       if (!named) await rm(dir, { recursive: true, force: true });
     }
   }
 
-  #run(args: string[], options: InvokeOptions & { stdin?: string }): Promise<ProcessResult> {
+  #run(args: string[], options: InvokeOptions & { stdin?: string }, command: readonly string[] = this.command): Promise<ProcessResult> {
     const defaults = this.options;
     const run: RunOptions = {
       cwd: options.cwd ?? defaults.cwd,
@@ -183,7 +197,14 @@ export class TwyltClient {
       maxOutputBytes: options.maxOutputBytes ?? defaults.maxOutputBytes,
       signal: options.signal,
     };
-    return runProcess([...this.command, ...args], run);
+    return runProcess([...command, ...args], run);
+  }
+
+  /** What the tool printed on exit 0 (a result, a describe answer), as strict UTF-8. */
+  #stdoutOf(result: ProcessResult): ProcessOutput {
+    const output = this.#expectSuccess(result);
+    if (!result.stdoutIsUtf8) throw new InvalidOutputError(this.command, 'stdout', NOT_UTF8, output);
+    return output;
   }
 
   /** Exit 0, or the typed error for whatever happened instead. */
@@ -246,5 +267,52 @@ async function exclusive<T>(key: string, task: () => Promise<T>): Promise<T> {
     return await mine;
   } finally {
     if (busy.get(key) === mine) busy.delete(key);
+  }
+}
+
+const NOT_UTF8 = 'it is not valid UTF-8';
+const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
+
+/**
+ * input.json, created afresh: whatever entry has the name is removed first (a link, not its
+ * target), and the new file is made exclusively, so a link put there meanwhile is refused
+ * rather than written through.
+ */
+async function createInput(command: readonly string[], dir: string, payload: string): Promise<void> {
+  const path = join(dir, FILE_INPUT);
+  await unlink(path).catch(() => {});
+  let handle: FileHandle;
+  try {
+    handle = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NO_FOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new SpawnError(`cannot use ${dir} for the file transport: ${FILE_INPUT} cannot be created there (${code})`, command, {}, { cause: error });
+  }
+  try {
+    await handle.writeFile(payload);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * output.json's text, or why it is refused: it must be a regular file, read without
+ * following a link (non-blocking, so a FIFO cannot hold the call), and UTF-8.
+ */
+async function readOutput(path: string): Promise<string | { refused: string }> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, constants.O_RDONLY | NO_FOLLOW | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { refused: 'the tool exited 0 but wrote no output.json' };
+    if (code === 'ELOOP') return { refused: 'it is a symbolic link, which the client does not follow' };
+    return { refused: `it cannot be opened (${code})` };
+  }
+  try {
+    if (!(await handle.stat()).isFile()) return { refused: 'it is not a regular file' };
+    return decodeUtf8Strict(await handle.readFile()) ?? { refused: NOT_UTF8 };
+  } finally {
+    await handle.close();
   }
 }

@@ -65,7 +65,7 @@ export class UnexpectedExitError extends TwyltClientError {
   constructor(command: readonly string[], exitCode: number, output: ProcessOutput) {
     super(
       `tool exited with ${exitCode}, which is not a TWYLT exit code (${PROTOCOL_EXIT_CODES.join(', ')})` +
-        (firstLine(output.stderr) ? `: ${firstLine(output.stderr)}` : ''),
+        (reasonLine(output.stderr) ? `: ${reasonLine(output.stderr)}` : ''),
       command,
       output,
     );
@@ -160,6 +160,23 @@ export class SchemaMismatchError extends TwyltClientError {
 /** The stage a failure code implies, for tools that print no parseable error object. */
 const STAGE_BY_EXIT: Record<number, Stage | undefined> = { 2: 'input', 3: 'output', 5: 'biz' };
 
+/** How much of one stderr line a message quotes. */
+const LINE_CHARS = 300;
+
 function firstLine(text: string): string {
-  return text.trim().split('\n', 1)[0]?.slice(0, 300) ?? '';
+  return text.trim().split('\n', 1)[0]?.slice(0, LINE_CHARS) ?? '';
+}
+
+/**
+ * Does this line of a crashed program's stderr say why? An unindented line naming an error:
+ * npm's `npm error ...`, Node's `Error [ERR_...]: ...` (after its file name and source
+ * excerpt), a Python traceback's last line; never a stack frame or a quoted source line.
+ */
+export function namesError(line: string): boolean {
+  return /error/i.test(line) && !/^\s/.test(line);
+}
+
+/** The line of a crashed program's stderr that says why (see namesError), else its first. */
+function reasonLine(stderr: string): string {
+  return stderr.split('\n').find(namesError)?.trim().slice(0, LINE_CHARS) ?? firstLine(stderr);
 }

@@ -4,6 +4,7 @@
  * what the tool printed happens here; that is the client's job.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { decodeUtf8Strict } from '../protocol/utf8.js';
 import { AbortError, OutputTooLargeError, SpawnError, TimeoutError } from './errors.js';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -13,6 +14,11 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
  * (structured, and as text).
  */
 export const DEFAULT_MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
+/**
+ * How long the pipes may stay open after the tool's exit: enough to read what it wrote,
+ * never a wait on a grandchild that holds them.
+ */
+const PIPE_GRACE_MS = 200;
 
 export interface RunOptions {
   /** Working directory (default: the current one). */
@@ -32,7 +38,10 @@ export interface RunOptions {
 export interface ProcessResult {
   exitCode: number | null;
   signal: NodeJS.Signals | null;
+  /** Decoded as UTF-8; see stdoutIsUtf8. */
   stdout: string;
+  /** False when stdout held bytes that are not UTF-8 (`stdout` has U+FFFD in their place). */
+  stdoutIsUtf8: boolean;
   stderr: string;
   pid: number | undefined;
   durationMs: number;
@@ -75,6 +84,8 @@ export function runProcess(command: readonly string[], options: RunOptions = {})
     const chunks = { stdout: [] as Buffer[], stderr: [] as Buffer[] };
     const sizes = { stdout: 0, stderr: 0 };
     let failure: Error | undefined;
+    let exited: { exitCode: number | null; signal: NodeJS.Signals | null } | undefined;
+    let grace: NodeJS.Timeout | undefined;
     let settled = false;
     const output = () => ({
       stdout: Buffer.concat(chunks.stdout).toString('utf8'),
@@ -89,7 +100,7 @@ export function runProcess(command: readonly string[], options: RunOptions = {})
         // already gone
       }
     };
-    /** First failure wins; the promise settles once the process is really gone ('close'). */
+    /** First failure wins; the promise settles once the tool itself is gone (see drained). */
     const stop = (error: Error) => {
       if (!failure) failure = error;
       killGroup();
@@ -119,9 +130,21 @@ export function runProcess(command: readonly string[], options: RunOptions = {})
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearTimeout(grace);
       options.signal?.removeEventListener('abort', onAbort);
       result();
     };
+    /** The tool is gone and its output read: settle with the failure, or with how it exited. */
+    const drained = () =>
+      finish(() => {
+        if (failure) reject(failure);
+        else {
+          const stdout = Buffer.concat(chunks.stdout);
+          const text = decodeUtf8Strict(stdout);
+          const stderr = Buffer.concat(chunks.stderr).toString('utf8');
+          resolve({ ...exited!, stdout: text ?? stdout.toString('utf8'), stdoutIsUtf8: text !== undefined, stderr, pid: child.pid, durationMs: performance.now() - started });
+        }
+      });
 
     child.on('error', (error: NodeJS.ErrnoException) => {
       // Spawn failures ('ENOENT', 'EACCES') come here and no 'close' may follow.
@@ -129,14 +152,23 @@ export function runProcess(command: readonly string[], options: RunOptions = {})
         finish(() => reject(new SpawnError(`cannot run ${file}: ${error.message}`, command, {}, { cause: error })));
       }
     });
-    // The tool is done; a grandchild it left behind would keep our pipes open. End it.
-    child.on('exit', killGroup);
-    child.on('close', (exitCode, signal) => {
-      finish(() => {
-        if (failure) reject(failure);
-        else resolve({ exitCode, signal, ...output(), pid: child.pid, durationMs: performance.now() - started });
-      });
+    child.on('exit', (exitCode, signal) => {
+      exited = { exitCode, signal };
+      // The tool is done; end what it left in its process group. A grandchild that left
+      // the group (setsid) may still hold our pipes: read what the tool wrote, then stop
+      // listening instead of waiting for that grandchild.
+      killGroup();
+      grace = setTimeout(() => {
+        // One more poll phase first, so that bytes already in the pipes are read.
+        setImmediate(() => {
+          child.stdout.destroy();
+          child.stderr.destroy();
+          drained();
+        });
+      }, PIPE_GRACE_MS);
     });
+    // Both pipes ended after the exit: the usual way a run ends.
+    child.on('close', drained);
 
     // A tool that exits without reading its stdin makes our write fail with EPIPE: harmless.
     child.stdin.on('error', () => {});

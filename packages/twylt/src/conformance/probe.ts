@@ -5,8 +5,8 @@
  * own directory, so the command resolves what it needs as it does there.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freshDirectoryIn } from '../client/command.js';
 import { runProcess } from '../client/process.js';
 import { SpawnError, TwyltClientError } from '../client/errors.js';
 import { DESCRIBE_ENV, ENV } from '../protocol/constants.js';
@@ -116,11 +116,6 @@ function limiter(concurrency: number) {
  */
 export async function runDirectory(cwd: string, tmpRoot: string | undefined): Promise<{ directory: string; remove(): Promise<void> }> {
   if (tmpRoot !== undefined) return { directory: tmpRoot, remove: async () => {} };
-  let directory: string;
-  try {
-    directory = await mkdtemp(join(cwd, '.twylt-check-'));
-  } catch {
-    directory = await mkdtemp(join(tmpdir(), 'twylt-check-'));
-  }
+  const directory = await freshDirectoryIn(cwd, '.twylt-check-');
   return { directory, remove: () => rm(directory, { recursive: true, force: true }) };
 }

@@ -5,6 +5,7 @@
  * way: the suite stops after one clear message instead.
  */
 import { parseErrorObject } from '../client/client.js';
+import { namesError } from '../client/errors.js';
 import { preview } from './expect.js';
 import type { Prober } from './probe.js';
 import type { Evidence } from './types.js';
@@ -21,7 +22,7 @@ function silentExit(run: Evidence): boolean {
 /** What the command said about why: its first error line (npm, Node, a Python traceback's last line), else its last lines. */
 function reason(stderr: string): string {
   const lines = stderr.split('\n').map((line) => line.trimEnd()).filter((line) => line !== '');
-  const at = lines.findIndex((line) => /error/i.test(line) && !/^\s+at /.test(line));
+  const at = lines.findIndex(namesError);
   return preview((at === -1 ? lines.slice(-3) : lines.slice(at, at + 2)).join('\n'));
 }
 

@@ -9,6 +9,7 @@ import { ENV, FILE_INPUT, FILE_OUTPUT, MAX_JSON_DEPTH } from '../protocol/consta
 import { Fault, TwyltError } from '../protocol/errors.js';
 import { formatPath, type PathSegment } from '../protocol/issues.js';
 import { jsonKind } from '../protocol/record.js';
+import { decodeUtf8Strict } from '../protocol/utf8.js';
 import { takeHandedRequest } from './hooks.js';
 import { readStdin, type Stdin } from './stdin.js';
 
@@ -224,13 +225,9 @@ function tooLarge(where: string, limit: number): TwyltError {
   return new TwyltError('transport', { cause: new Fault('InputTooLarge', message) });
 }
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
 function decodeUtf8(bytes: Uint8Array, where: string): string {
-  try {
-    return strictUtf8.decode(bytes);
-  } catch {
-    throw new TwyltError('transport', { cause: new Fault('InvalidEncoding', `${where} is not valid UTF-8`) });
-  }
+  const text = decodeUtf8Strict(bytes);
+  if (text === undefined) throw new TwyltError('transport', { cause: new Fault('InvalidEncoding', `${where} is not valid UTF-8`) });
+  return text;
 }
 

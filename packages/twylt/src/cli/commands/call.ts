@@ -21,7 +21,9 @@ Options:
   --input JSON        the input object
   --input-file F      read the input object from file F
   --transport T       how the tool gets it: cli (default, last argument), stdin, or
-                      file (input.json/output.json in a fresh temporary directory)
+                      file (input.json/output.json in a fresh .twylt-call-* directory
+                      made inside the current one, so npx or node --import tsx find
+                      this project; removed afterwards)
   --timeout MS        kill the tool (and all it started) after MS ms (default 30000)
   --validate          check input and output against the tool's published schemas
   --json              print the output compactly and failures as the raw error JSON
