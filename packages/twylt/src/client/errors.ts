@@ -163,7 +163,8 @@ const STAGE_BY_EXIT: Record<number, Stage | undefined> = { 2: 'input', 3: 'outpu
 /** How much of one stderr line a message quotes. */
 const LINE_CHARS = 300;
 
-function firstLine(text: string): string {
+/** The first line of a program's output, trimmed to one readable line. */
+export function firstLine(text: string): string {
   return text.trim().split('\n', 1)[0]?.slice(0, LINE_CHARS) ?? '';
 }
 

@@ -5,6 +5,7 @@
  * tool errors), so a model reads the same words whichever way it reached the tool.
  */
 import { AbortError, OutputTooLargeError, SchemaMismatchError, SpawnError, TimeoutError, ToolCrashError, ToolError, TwyltClientError, type SchemaIssue } from '../client/index.js';
+import { firstLine } from '../client/errors.js';
 import type { Issue } from '../protocol/issues.js';
 
 /**
@@ -100,6 +101,3 @@ function stderrExcerpt(stderr: string): string {
   return `\nIts stderr${long ? ' ends' : ''}:\n${long ? `...${text.slice(-STDERR_EXCERPT_CHARS)}` : text}`;
 }
 
-function firstLine(text: string): string {
-  return text.trim().split('\n', 1)[0]?.slice(0, 300) ?? '';
-}
