@@ -16,7 +16,7 @@ const EXACT = '{"name": "a", "headers": {}, "extra": [9007199254740992, -1000000
 const EXACT_OUT = '{\n  "name": "a",\n  "header_count": 0,\n  "meta": null,\n  "items": [],\n  "extra": [\n    9007199254740992,\n    -100000000000000000000,\n    0.1\n  ],\n  "inner_a": 1152921504606846976\n}';
 
 function freshDir(): string {
-  const dir = freshDir();
+  const dir = mkdtempSync(join(tmpdir(), 'twylt-run-'));
   onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
