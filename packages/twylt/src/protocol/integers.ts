@@ -11,7 +11,7 @@ import type { PathSegment } from './issues.js';
  * Every integer of at most 15 digits is exact as a double, so a text without a run of 16
  * digits needs no scan. A run inside a string or a fraction only costs the scan.
  */
-const LONG_DIGITS = /\d{16}/;
+const LONG = 16;
 
 export interface InexactInteger {
   /** The literal as written, and what JSON.parse made of it. */
@@ -26,7 +26,7 @@ export interface InexactInteger {
  * transport refuses them as out of range).
  */
 export function findInexactInteger(text: string): InexactInteger | undefined {
-  if (!LONG_DIGITS.test(text)) return undefined;
+  if (!hasLongDigitRun(text)) return undefined;
   let found: InexactInteger | undefined;
   scanLongIntegers(text, (start, end, path) => {
     const literal = text.slice(start, end);
@@ -44,7 +44,7 @@ export function findInexactInteger(text: string): InexactInteger | undefined {
  * keep JavaScript's exponent form, as any float.
  */
 export function withExactIntegers(text: string): string {
-  if (!LONG_DIGITS.test(text)) return text;
+  if (!hasLongDigitRun(text)) return text;
   let out = '';
   let copied = 0;
   scanLongIntegers(text, (start, end) => {
@@ -76,14 +76,14 @@ function scanLongIntegers(text: string, visit: (start: number, end: number, path
         expectKey = false;
       }
       i = end;
-    } else if (c === MINUS || (c >= ZERO && c <= NINE)) {
+    } else if (c === MINUS || isDigit(c)) {
       const start = i;
       let integer = true;
       for (i++; i < text.length && isNumberChar(text.charCodeAt(i)); i++) {
         const d = text.charCodeAt(i);
         if (d === DOT || d === LOWER_E || d === UPPER_E) integer = false;
       }
-      if (integer && i - start >= 16 && visit(start, i, path)) return;
+      if (integer && i - start >= LONG && visit(start, i, path)) return;
     } else {
       if (c === OPEN_BRACE || c === OPEN_BRACKET) {
         inArray.push(c === OPEN_BRACKET);
@@ -102,6 +102,26 @@ function scanLongIntegers(text: string, visit: (start: number, end: number, path
   }
 }
 
+/**
+ * Has `text` a run of LONG digits? Every such run covers an index LONG - 1 modulo LONG, so
+ * only those are probed: several times quicker than /\d{16}/ on a large payload.
+ */
+function hasLongDigitRun(text: string): boolean {
+  for (let i = LONG - 1; i < text.length; i += LONG) {
+    if (!isDigit(text.charCodeAt(i))) continue;
+    let start = i;
+    while (start > 0 && isDigit(text.charCodeAt(start - 1))) start--;
+    let end = i + 1;
+    while (end < text.length && end - start < LONG && isDigit(text.charCodeAt(end))) end++;
+    if (end - start >= LONG) return true;
+  }
+  return false;
+}
+
+function isDigit(c: number): boolean {
+  return c >= ZERO && c <= NINE;
+}
+
 /** The index just past the string that opens at `start`. */
 function stringEnd(text: string, start: number): number {
   for (let i = start + 1; i < text.length; i++) {
@@ -113,7 +133,7 @@ function stringEnd(text: string, start: number): number {
 }
 
 function isNumberChar(c: number): boolean {
-  return (c >= ZERO && c <= NINE) || c === DOT || c === LOWER_E || c === UPPER_E || c === PLUS || c === MINUS;
+  return isDigit(c) || c === DOT || c === LOWER_E || c === UPPER_E || c === PLUS || c === MINUS;
 }
 
 const QUOTE = 0x22;
