@@ -175,6 +175,24 @@ describe('with the dependency installed, the launcher answers as the tool itself
     rmSync(join(js.dir, 'output.json'));
   });
 
+  it('an integer a double cannot hold is refused as by the tool itself (CLI, stdin, input.json)', async () => {
+    const launcher = [process.execPath, join(js.dir, 'launcher.mjs')];
+    const payload = '{"text": "a", "id": 9007199254740993}';
+    const refusedOn = (result: Finished, where: string) => {
+      expect(result.code).toBe(4);
+      expect(errorOf(result).exception).toMatchObject({ type: 'InexactInteger', message: expect.stringContaining(`The JSON on ${where} has the integer 9007199254740993 at id,`) });
+    };
+    refusedOn(await run([...launcher, payload], { cwd: js.dir }), 'the command-line argument');
+    refusedOn(await run(launcher, { input: payload, cwd: js.dir }), 'stdin');
+    writeFileSync(join(js.dir, 'input.json'), payload);
+    try {
+      refusedOn(await run(launcher, { cwd: js.dir }), 'input.json');
+      expect(existsSync(join(js.dir, 'output.json'))).toBe(false);
+    } finally {
+      rmSync(join(js.dir, 'input.json'));
+    }
+  });
+
   it('default requirements from a malformed package.json: the same describe error from both', async () => {
     const bad = sandbox({ fixture: 'define-tool', twylt: 'link', zod: true, dependency: true });
     try {

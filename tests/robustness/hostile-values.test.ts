@@ -2,9 +2,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { errorOf, example, run } from '../support/process.js';
-import { expectProtocolOutcome, robustFixture, runInProcess, scratchDir } from './support.js';
+import { expectProtocolOutcome, FC, robustFixture, runInProcess, scratchDir } from './support.js';
 import { echoJson, echoZod, jsonInteger, nested } from './tools.js';
 
 const zodEcho = robustFixture('echo_zod');
@@ -186,16 +187,56 @@ describe('numbers', () => {
     writeFileSync(join(dir, 'input.json'), '1e400');
     expect(transportFault(await run(jsonEcho, { cwd: dir })).message).toContain('has a number at <root>');
   });
-  // ADR 0015: an integer field accepts what its published schema says, `"type": "integer"`
-  // with no bounds the author did not write, as the reference does; the value is a double.
-  it('beyond 2^53 is a double: integer fields accept it as one (Zod and JSON Schema), number values are rounded as doubles', async () => {
-    const r = await run(robustFixture('hostile'), { input: '{"action": "ok", "ms": 9007199254740993}' });
-    expect(r).toMatchObject({ code: 0, stderr: '' });
-    const echoed = await run(zodEcho, { input: '{"value": [9007199254740993, 1e308, 5e-324, 1e-400]}' });
-    expect(JSON.parse(echoed.stdout).value).toEqual([9007199254740992, 1e308, 5e-324, 0]);
+  // ADR 0021: an integer a double cannot hold is refused, never rounded to another one; the
+  // integers a double holds (2^53, 2^60) pass exactly, as ADR 0015 publishes, and floats are doubles.
+  it('beyond 2^53, an integer a double cannot hold is a transport error naming the path (Zod, JSON Schema, free-form values)', async () => {
+    const refused = (where: string, path: string) => ({
+      type: 'InexactInteger',
+      message:
+        `The JSON on ${where} has the integer 9007199254740993 at ${path}, which a JavaScript number cannot hold exactly ` +
+        '(numbers are 64-bit floats: integers beyond 2^53 lose digits, this one would become 9007199254740992); ' +
+        'send it as a string, or use a tool runtime with exact integers',
+    });
+    const hostile = await run(robustFixture('hostile'), { input: '{"action": "ok", "ms": 9007199254740993}' });
+    expect(transportFault(hostile)).toEqual(refused('stdin', 'ms'));
+    for (const [, tool] of ECHOES) {
+      expect(transportFault(await run([...tool, '{"value": {"ids": [1, 9007199254740993]}}']))).toEqual(refused('the command-line argument', 'value.ids[1]'));
+    }
     const json = await runInProcess(jsonInteger, { argv: ['{"n": 9007199254740993}'] });
-    expect(json.code).toBe(0);
-    expect(json.stdout).toBe('{\n  "n": 9007199254740992\n}\n');
+    expect(json.code).toBe(4);
+    expect(JSON.parse(json.stderr).error.exception).toEqual(refused('the command-line argument', 'n'));
+  });
+  it('beyond 2^53, integers a double holds pass exactly, and floats are doubles', async () => {
+    const echoed = await run(zodEcho, { input: '{"value": [9007199254740992, 1152921504606846976, -100000000000000000000, 1e308, 5e-324, 1e-400, 9007199254740993.0, "9007199254740993"]}' });
+    expect(echoed).toMatchObject({ code: 0, stderr: '' });
+    expect(echoed.stdout.replace(/\s+/g, '')).toBe('{"value":[9007199254740992,1152921504606846976,-100000000000000000000,1e+308,5e-324,0,9007199254740992,"9007199254740993"]}');
+    for (const n of ['9007199254740992', '1152921504606846976', '-1152921504606846976']) {
+      const json = await runInProcess(jsonInteger, { argv: [`{"n": ${n}}`] });
+      expect(json).toMatchObject({ code: 0, stdout: `{\n  "n": ${n}\n}\n` });
+    }
+  });
+  // Any integer literal: echoed with its own digits (or, from 1e21, as the same double), or refused.
+  it('any integer literal is echoed as the same integer or refused as InexactInteger, never changed', async () => {
+    const exactDouble = fc.tuple(fc.bigInt({ min: -(2n ** 53n), max: 2n ** 53n }), fc.integer({ min: 0, max: 120 })).map(([m, k]) => m << BigInt(k));
+    const nearBoundary = fc.tuple(fc.constantFrom(2n ** 53n, 2n ** 60n, 10n ** 17n, 2n ** 64n), fc.bigInt({ min: -4n, max: 4n }), fc.boolean()).map(([b, d, neg]) => (neg ? -(b + d) : b + d));
+    const literal = fc.oneof(exactDouble, nearBoundary, fc.bigInt({ min: -(10n ** 40n), max: 10n ** 40n })).map(String);
+    await fc.assert(
+      // Spaces before the literal move it across the 16-character probe of the scan.
+      fc.asyncProperty(literal, fc.constantFrom(echoZod, echoJson), fc.nat(20), async (text, tool, pad) => {
+        const r = await runInProcess(tool, { argv: [`{"value": [${' '.repeat(pad)}${text}]}`] });
+        const exact = BigInt(Number(text)) === BigInt(text);
+        if (!exact) {
+          expect(r.code).toBe(4);
+          expect(JSON.parse(r.stderr).error.exception).toMatchObject({ type: 'InexactInteger', message: expect.stringContaining(` ${text} at value[0],`) });
+          return;
+        }
+        expect(r.code).toBe(0);
+        const echoed = /\[\s*(\S+)\s*\]/.exec(r.stdout)![1]!;
+        if (Math.abs(Number(text)) < 1e21) expect(echoed).toBe(text);
+        else expect(BigInt(Number(echoed))).toBe(BigInt(text));
+      }),
+      { seed: FC.seed, numRuns: FC.inProcess },
+    );
   });
   it('NaN and Infinity tokens are malformed JSON', async () => {
     for (const token of ['NaN', 'Infinity', '-Infinity']) {

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const SLOW = 240_000;
 import { run } from '../support/process.js';
 import { expectProtocolOutcome, FC, robustFixture, runInProcess, scratchDir, type Outcome } from './support.js';
+import { withExactIntegers } from '../../packages/twylt/src/protocol/integers.js';
 import { echoJson, echoZod, isServiceText } from './tools.js';
 
 const TOOLS = { zod: echoZod, 'json-schema': echoJson } as const;
@@ -57,6 +58,11 @@ const argv = fc.array(arg, { maxLength: 3 }).filter((args) => {
 const describeEnv = fc.option(fc.constantFrom('brief', 'schema', 'json_spec', 'few_shots', 'requirements', 'nope', ''), { nil: undefined });
 
 const safeJson = jsonValue.filter((v) => !JSON.stringify(v).includes('"__proto__"'));
+/**
+ * A payload's text with every number written exactly. JSON.stringify writes the double 2^60 as
+ * 1152921504606847000, which names another integer: the run refuses that (ADR 0021).
+ */
+const payloadOf = (value: unknown) => withExactIntegers(JSON.stringify({ value }));
 
 // --- the properties --------------------------------------------------------------------------
 
@@ -94,7 +100,7 @@ for (const [kind, tool] of Object.entries(TOOLS)) {
     it('any JSON value in a valid payload comes back unchanged, over every transport', async () => {
       await fc.assert(
         fc.asyncProperty(safeJson, fc.constantFrom('cli', 'stdin', 'file'), async (value, transport) => {
-          const text = JSON.stringify({ value });
+          const text = payloadOf(value);
           const dir = scratchDir();
           if (transport === 'file') writeFileSync(join(dir, 'input.json'), text);
           const r = await runInProcess(tool, { argv: transport === 'cli' ? [text] : [], stdin: transport === 'stdin' ? text : undefined, cwd: dir });
@@ -173,7 +179,7 @@ for (const [kind, name] of Object.entries(FIXTURES)) {
     it('any JSON value comes back unchanged through a real process', async () => {
       await fc.assert(
         fc.asyncProperty(safeJson, async (value) => {
-          const r = await run(tool, { input: JSON.stringify({ value }) });
+          const r = await run(tool, { input: payloadOf(value) });
           const outcome = expectProtocolOutcome(r);
           expect(outcome).toEqual({ ok: true, value: JSON.parse(JSON.stringify({ value })) });
         }),

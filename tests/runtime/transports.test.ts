@@ -15,7 +15,7 @@ describe('service options', () => {
     const lines = r.stdout.split('\n');
     expect(lines[0]).toBe('echo 1.0.0');
     expect(r.stdout).toContain('Return the supplied text.');
-    for (const word of ['INPUT_DESCRIBE', 'describe', 'json_spec', 'few_shots', 'input.json', '--error-format']) expect(r.stdout).toContain(word);
+    for (const word of ['INPUT_DESCRIBE', 'describe', 'json_spec', 'few_shots', 'input.json', '--error-format', 'TWYLT_ERROR_FORMAT', 'TWYLT_DEBUG', 'TWYLT_MAX_INPUT_BYTES']) expect(r.stdout).toContain(word);
     expect(r.stderr).toBe('');
   });
   it('-h is help too', async () => {

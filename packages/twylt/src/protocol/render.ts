@@ -1,6 +1,7 @@
 /** Text forms of results and errors (docs/TWYLT.md sections 2 and 4). Pure: no I/O. */
 import { MAX_JSON_DEPTH } from './constants.js';
 import type { ErrorObject } from './errors.js';
+import { withExactIntegers } from './integers.js';
 
 /** Success, describe and error bodies: JSON indented by 2, non-ASCII written as is. */
 export function formatJson(value: unknown): string {
@@ -11,12 +12,13 @@ export function formatJson(value: unknown): string {
  * A result as `formatJson` writes it, but refusing (TypeError) what plain JSON.stringify
  * would silently change: NaN and Infinity (null), functions and symbols (dropped), holes
  * and undefined in arrays (null), or nothing at all. An undefined property is an absent one.
+ * Integers beyond 2^53 are written with their exact digits.
  */
 export function formatResult(value: unknown): string {
   // Without a replacer JSON.stringify takes its fast path: several times quicker on large results.
   const text = (plainJson(value) ? JSON.stringify(value, null, 2) : JSON.stringify(value, strictJson, 2)) as string | undefined;
   if (text === undefined) throw new TypeError('the result is not a JSON value');
-  return text;
+  return withExactIntegers(text);
 }
 
 /**

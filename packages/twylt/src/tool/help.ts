@@ -1,5 +1,5 @@
 /** The `--help` text. Wording is ours; the first line is `<name> <version>` (docs/TWYLT.md section 1). */
-import { DEFAULTS, DESCRIBE_ENV, DESCRIBE_KEY, DESCRIBE_MODES, FILE_INPUT, FILE_OUTPUT } from '../protocol/constants.js';
+import { DEFAULT_MAX_INPUT_BYTES, DEFAULTS, DESCRIBE_ENV, DESCRIBE_KEY, DESCRIBE_MODES, ENV, FILE_INPUT, FILE_OUTPUT } from '../protocol/constants.js';
 import type { ToolDefinition } from './definition.js';
 
 export function helpText(tool: ToolDefinition): string {
@@ -24,6 +24,10 @@ export function helpText(tool: ToolDefinition): string {
     '  -v                       version only',
     '  --error-format json|human  how errors are written to stderr (default json)',
     '  --debug                  add a stack trace to errors',
+    '',
+    'Environment:',
+    `  ${ENV.errorFormat[0]}=json|human, ${ENV.debug[0]}=1   as the options above`,
+    `  ${ENV.maxInputBytes[0]}=N   the largest input read, in bytes (default ${DEFAULT_MAX_INPUT_BYTES})`,
     '',
     'Exit codes: 0 ok, 2 invalid input, 3 invalid output, 4 protocol error, 5 tool failed, 6 guardrails denied.',
   );

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { ENV, FILE_INPUT, FILE_OUTPUT, MAX_JSON_DEPTH } from '../protocol/constants.js';
 import { Fault, TwyltError } from '../protocol/errors.js';
 import { formatPath, type PathSegment } from '../protocol/issues.js';
+import { findInexactInteger, type InexactInteger } from '../protocol/integers.js';
 import { jsonKind } from '../protocol/record.js';
 import { decodeUtf8Strict } from '../protocol/utf8.js';
 import { takeHandedRequest } from './hooks.js';
@@ -158,6 +159,8 @@ function parseJson(text: string, where: string): unknown {
     throw new TwyltError('transport', { cause: new Fault('InvalidJSON', `Malformed JSON on ${where}: ${reason}`) });
   }
   if (!readable(value, 1)) refuseUnreadable(value, where);
+  const inexact = findInexactInteger(text);
+  if (inexact) throw inexactInteger(where, inexact);
   return value;
 }
 
@@ -217,6 +220,15 @@ function outOfRange(where: string, path: PathSegment[]): TwyltError {
   return new TwyltError('transport', {
     cause: new Fault('NumberOutOfRange', `The JSON on ${where} has a number at ${formatPath(path)} beyond the range of a 64-bit float`),
   });
+}
+
+/** An integer JSON.parse would round: what it is, why, and how to send it instead (ADR 0021). */
+function inexactInteger(where: string, { literal, value, path }: InexactInteger): TwyltError {
+  const message =
+    `The JSON on ${where} has the integer ${literal} at ${formatPath(path)}, which a JavaScript number cannot hold exactly ` +
+    `(numbers are 64-bit floats: integers beyond 2^53 lose digits, this one would become ${BigInt(value)}); ` +
+    'send it as a string, or use a tool runtime with exact integers';
+  return new TwyltError('transport', { cause: new Fault('InexactInteger', message) });
 }
 
 /** Input beyond the limit: what happened, the limit, and how to raise it. */
