@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { JsonNumber, TRANSPORTS, TwyltClient, parseJson } from '../../packages/twylt/src/client/index.js';
+import { fixture } from '../support/process.js';
 import { runTwylt } from '../support/twylt-cli.js';
 import { NO_PYTHON_REASON, noPython, pythonNumbersTool } from '../support/python.js';
 
@@ -106,5 +107,27 @@ describe('parseJson', () => {
     expect(parseJson(text, 'text')).toEqual(JSON.parse(text));
     expect(() => parseJson('{"a": 1e400,}')).toThrow(SyntaxError);
     expect(() => new JsonNumber('1.')).toThrow(SyntaxError);
+  });
+});
+
+describe('integers beyond 2^53 that a caller holds as JavaScript numbers', () => {
+  // A Zod tool that echoes the integer field inner.a as inner_a and the z.json() field extra.
+  const client = new TwyltClient(fixture('py_shapes_twin'));
+  const input = { name: 'a', headers: {}, extra: [2 ** 60, -(2 ** 64)], inner: { a: 2 ** 60 } };
+
+  for (const transport of TRANSPORTS) {
+    it(`go to the tool with their exact digits, which it accepts and echoes (${transport})`, async () => {
+      // JSON.stringify would write 2^60 as 1152921504606847000: another integer, which a tool
+      // with exact integers reads as such, and a TypeScript tool refuses (InexactInteger).
+      const result = await client.call(input, { transport });
+      expect(result.text).toContain('"inner_a": 1152921504606846976');
+      expect(result.text).toContain('-18446744073709551616');
+      expect((result.output as { inner_a: unknown }).inner_a).toEqual(new JsonNumber('1152921504606846976'));
+    });
+  }
+
+  it('go with their exact digits beside JsonNumbers, which keep theirs', async () => {
+    const result = await client.call({ ...input, extra: [2 ** 60, new JsonNumber('18446744073709551616')] });
+    expect(result.text).toContain('1152921504606846976,\n    18446744073709551616\n');
   });
 });

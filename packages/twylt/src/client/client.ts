@@ -12,7 +12,7 @@ import { isRecord } from '../protocol/record.js';
 import { decodeUtf8Strict } from '../protocol/utf8.js';
 import { freshDirectoryIn, resolveCommand } from './command.js';
 import { InvalidOutputError, SchemaMismatchError, SpawnError, ToolCrashError, ToolError, UnexpectedExitError, type ProcessOutput } from './errors.js';
-import { hasJsonNumber, parseJson as parseJsonText, type NumberFidelity } from './json.js';
+import { hasJsonNumber, parseJson as parseJsonText, stringifyExact, type NumberFidelity } from './json.js';
 import { runProcess, type ProcessResult, type RunOptions } from './process.js';
 import type { DescribeResult, ToolSpec, Transport } from './types.js';
 
@@ -141,7 +141,7 @@ export class TwyltClient {
     const spec = check.input || check.output ? await this.spec(options) : undefined;
     if (spec && check.input) await this.#validate('input', spec.inputSchema, hasJsonNumber(input) ? JSON.parse(JSON.stringify(input)) : input);
 
-    const payload = JSON.stringify(input);
+    const payload = stringifyExact(input);
     const transport = options.transport === undefined || options.transport === 'auto' ? (Buffer.byteLength(payload) > MAX_ARGUMENT_BYTES ? 'stdin' : 'cli') : options.transport;
     let result: ProcessResult;
     let text: string;

@@ -10,6 +10,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { withExactIntegers } from '../protocol/integers.js';
 
 /**
  * What must survive a parse:
@@ -72,6 +73,19 @@ export function parseJson(text: string, fidelity: NumberFidelity = 'value'): unk
   const keep = fidelity === 'text' ? changesText : changesValue;
   const { parseWithSource } = jsonFeatures();
   return parseWithSource(text, (value, source) => (keep(value, source) ? new JsonNumber(source) : value));
+}
+
+/**
+ * JSON text for a tool's input: a JsonNumber writes its own digits, and a double beyond 2^53
+ * its exact ones (2^60, not 1152921504606847000, which names another integer to a tool with
+ * exact integers and which a TypeScript tool refuses as inexact).
+ */
+export function stringifyExact(value: unknown): string {
+  if (!hasJsonNumber(value)) return withExactIntegers(JSON.stringify(value));
+  const { rawJSON } = jsonFeatures();
+  return JSON.stringify(value, (_key, item: unknown) =>
+    typeof item === 'number' && !Number.isSafeInteger(item) && Number.isInteger(item) && Math.abs(item) < 1e21 ? rawJSON(BigInt(item).toString()) : item,
+  );
 }
 
 /** True when the value holds a JsonNumber anywhere (a validator would see an object there). */
