@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { InvalidOutputError, SpawnError, TwyltClient } from '../../packages/twylt/src/client/index.js';
+import { InvalidOutputError, OutputTooLargeError, SpawnError, TwyltClient } from '../../packages/twylt/src/client/index.js';
 
 const misbehave = fileURLToPath(new URL('./fixtures/misbehave.mjs', import.meta.url));
 const rogue = fileURLToPath(new URL('../fixtures/robustness/rogue.mjs', import.meta.url));
@@ -65,5 +65,17 @@ describe('output.json', () => {
     const error = await new TwyltClient([process.execPath, rogue, 'output_directory']).call({}, { transport: 'file' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidOutputError);
     expect((error as InvalidOutputError).message).toBe('tool succeeded but its output.json is not JSON: it is not a regular file');
+  });
+});
+
+describe('output.json beyond the output limit', () => {
+  it('is refused unread with OutputTooLargeError, as stdout would be', async () => {
+    const echo = new TwyltClient([process.execPath, misbehave], { env: { MISBEHAVE: 'echo' }, maxOutputBytes: 1000 });
+    // Within the limit it is read; one payload larger than the limit makes a larger output.json.
+    await expect(echo.call({ text: 'a'.repeat(100) }, { transport: 'file' })).resolves.toMatchObject({ output: { echo: { text: 'a'.repeat(100) } } });
+    const error = await echo.call({ text: 'a'.repeat(2000) }, { transport: 'file' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OutputTooLargeError);
+    expect((error as OutputTooLargeError).stream).toBe('output.json');
+    expect((error as OutputTooLargeError).message).toBe('tool wrote more than 1000 bytes to output.json');
   });
 });

@@ -11,9 +11,9 @@ import type { ErrorObject } from '../protocol/errors.js';
 import { isRecord } from '../protocol/record.js';
 import { decodeUtf8Strict } from '../protocol/utf8.js';
 import { freshDirectoryIn, resolveCommand } from './command.js';
-import { InvalidOutputError, SchemaMismatchError, SpawnError, ToolCrashError, ToolError, UnexpectedExitError, type ProcessOutput } from './errors.js';
+import { InvalidOutputError, OutputTooLargeError, SchemaMismatchError, SpawnError, ToolCrashError, ToolError, UnexpectedExitError, type ProcessOutput } from './errors.js';
 import { hasJsonNumber, parseJson as parseJsonText, stringifyExact, type NumberFidelity } from './json.js';
-import { runProcess, type ProcessResult, type RunOptions } from './process.js';
+import { DEFAULT_MAX_OUTPUT_BYTES, runProcess, type ProcessResult, type RunOptions } from './process.js';
 import type { DescribeResult, ToolSpec, Transport } from './types.js';
 
 /**
@@ -178,7 +178,9 @@ export class TwyltClient {
         await createInput(this.command, dir, payload);
         const result = await this.#run([], { ...options, cwd: dir }, command);
         const out = this.#expectSuccess(result);
-        const read = await readOutput(join(dir, FILE_OUTPUT));
+        const limit = options.maxOutputBytes ?? this.options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+        const read = await readOutput(join(dir, FILE_OUTPUT), limit);
+        if (read === TOO_LARGE) throw new OutputTooLargeError(this.command, FILE_OUTPUT, limit, out);
         if (typeof read !== 'string') throw new InvalidOutputError(this.command, 'output.json', read.refused, out);
         return { result, text: read };
       });
@@ -297,9 +299,12 @@ async function createInput(command: readonly string[], dir: string, payload: str
 
 /**
  * output.json's text, or why it is refused: it must be a regular file, read without
- * following a link (non-blocking, so a FIFO cannot hold the call), and UTF-8.
+ * following a link (non-blocking, so a FIFO cannot hold the call), within the output limit
+ * (judged by its size, before it is read), and UTF-8.
  */
-async function readOutput(path: string): Promise<string | { refused: string }> {
+const TOO_LARGE = Symbol('too large');
+
+async function readOutput(path: string, limit: number): Promise<string | { refused: string } | typeof TOO_LARGE> {
   let handle: FileHandle;
   try {
     handle = await open(path, constants.O_RDONLY | NO_FOLLOW | (constants.O_NONBLOCK ?? 0));
@@ -310,7 +315,9 @@ async function readOutput(path: string): Promise<string | { refused: string }> {
     return { refused: `it cannot be opened (${code})` };
   }
   try {
-    if (!(await handle.stat()).isFile()) return { refused: 'it is not a regular file' };
+    const stat = await handle.stat();
+    if (!stat.isFile()) return { refused: 'it is not a regular file' };
+    if (stat.size > limit) return TOO_LARGE;
     return decodeUtf8Strict(await handle.readFile()) ?? { refused: NOT_UTF8 };
   } finally {
     await handle.close();

@@ -102,11 +102,12 @@ export class AbortError extends TwyltClientError {
 
 /** stdout or stderr grew past `maxOutputBytes`; the tool was killed. */
 export class OutputTooLargeError extends TwyltClientError {
-  readonly stream: 'stdout' | 'stderr';
+  readonly stream: 'stdout' | 'stderr' | 'output.json';
   readonly limit: number;
 
-  constructor(command: readonly string[], stream: 'stdout' | 'stderr', limit: number, output: ProcessOutput) {
-    super(`tool wrote more than ${limit} bytes to ${stream} and was killed`, command, output);
+  constructor(command: readonly string[], stream: 'stdout' | 'stderr' | 'output.json', limit: number, output: ProcessOutput) {
+    // A stream is cut when it passes the limit; output.json is refused unread after the exit.
+    super(`tool wrote more than ${limit} bytes to ${stream}${stream === 'output.json' ? '' : ' and was killed'}`, command, output);
     this.stream = stream;
     this.limit = limit;
   }

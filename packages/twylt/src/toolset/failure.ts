@@ -52,7 +52,7 @@ export function describeFailure(toolName: string, error: unknown): CallFailure {
   if (error instanceof ToolError) return toolFailure(tool, error);
   if (error instanceof TimeoutError) return { kind: 'timed_out', message: `${tool} timed out: it did not finish within ${error.timeoutMs} ms and was stopped.` };
   if (error instanceof AbortError) return { kind: 'aborted', message: `${tool} was cancelled before it finished.` };
-  if (error instanceof OutputTooLargeError) return broken(`${tool} wrote more than ${error.limit} bytes to its ${error.stream} and was stopped.`);
+  if (error instanceof OutputTooLargeError) return broken(`${tool} wrote more than ${error.limit} bytes to its ${error.stream}${error.stream === 'output.json' ? ', which was not read' : ' and was stopped'}.`);
   if (error instanceof SpawnError) return broken(`${tool} could not be started: ${error.message}`);
   if (error instanceof ToolCrashError) return broken(`${tool} crashed: it was killed by ${error.signal}.${stderrExcerpt(error.stderr)}`);
   // An exit code outside the protocol, stdout that is not JSON.
