@@ -81,6 +81,7 @@ async function readFd0(cap: number): Promise<{ chunks: Buffer[]; whole: boolean 
   chunks.push(chunk.subarray(0, filled));
   return { chunks, whole };
 }
+
 /**
  * A descriptor of its own on the pipe at fd 0, non-blocking, so that O_NONBLOCK does not
  * change fd 0 for anyone sharing it. Linux only (/proc); elsewhere the stream reads pipes.
