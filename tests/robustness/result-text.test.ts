@@ -4,10 +4,25 @@
  * a value takes, the outcome must be the one the rule gives: JSON indented by 2, or a
  * TypeError for what plain JSON.stringify would silently change.
  */
+import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatResult } from '../../packages/twylt/src/protocol/render.js';
 import { FC } from './support.js';
+
+/**
+ * Integers beyond 2^53 are written with their exact digits (ADR 0021; 1e21 and up keep the
+ * exponent form of any float): the replacer marks them with a nonce no generated string can
+ * hold, and the marks are swapped for the digits afterwards.
+ */
+const MARK = `exact-${randomUUID()}:`;
+function markExact(boxed: unknown): unknown {
+  const item = boxed instanceof Number ? boxed.valueOf() : boxed;
+  return typeof item === 'number' && Number.isInteger(item) && !Number.isSafeInteger(item) && Math.abs(item) < 1e21 ? `${MARK}${BigInt(item)}` : boxed;
+}
+function unmark(text: string): string {
+  return text.replace(new RegExp(`"${MARK}(-?\\d+)"`, 'g'), '$1');
+}
 
 /** The rule, written once more on its own: JSON.stringify with a replacer refusing what JSON cannot carry. */
 function expected(value: unknown): { text: string } | { error: string } {
@@ -16,11 +31,11 @@ function expected(value: unknown): { text: string } | { error: string } {
     if (typeof item === 'number' && !Number.isFinite(item)) throw new TypeError('number');
     if (typeof item === 'function' || typeof item === 'symbol') throw new TypeError('function or symbol');
     if (item === undefined && inArray) throw new TypeError('undefined in an array');
-    return item;
+    return markExact(item);
   };
   try {
     const text = JSON.stringify(value, refuse, 2) as string | undefined;
-    return text === undefined ? { error: 'nothing' } : { text };
+    return text === undefined ? { error: 'nothing' } : { text: unmark(text) };
   } catch (error) {
     return { error: (error as Error).constructor.name };
   }
@@ -59,10 +74,10 @@ describe('formatResult', () => {
     });
     fc.assert(fc.property(anything, agree), { seed: FC.seed, numRuns: FC.inProcess * 10 });
   });
-  it('plain JSON comes out exactly as JSON.stringify indents it', () => {
+  it('plain JSON comes out exactly as JSON.stringify indents it, integers beyond 2^53 with their digits', () => {
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 6 }), (value) => {
-        expect(formatResult(value)).toBe(JSON.stringify(value, null, 2));
+        expect(formatResult(value)).toBe(unmark(JSON.stringify(value, (_key, item: unknown) => markExact(item), 2)));
       }),
       { seed: FC.seed, numRuns: FC.inProcess * 10 },
     );
