@@ -1,5 +1,6 @@
 /** docs/TWYLT.md sections 1 and 2: option scan, service options, transports, output format. */
 import { mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
+import { constants } from 'node:buffer';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -272,11 +273,14 @@ describe(`the input size limit (${'TWYLT_MAX_INPUT_BYTES'})`, () => {
     expectTooLarge(await run(echo, { cwd: dir, env: limited(size - 1) }), 'input.json', size - 1);
     expect(readdirSync(dir)).toEqual(['input.json']);
   });
-  it('a limit that is not a positive whole number of bytes is a transport error, exit 4', async () => {
-    for (const value of ['0', '-5', '1e6', 'lots', '64MB']) {
+  it('a limit that is not a whole number of bytes a string can hold is a transport error, exit 4', async () => {
+    // Beyond the longest string, valid input could not be decoded (and was called invalid UTF-8).
+    const longest = constants.MAX_STRING_LENGTH;
+    for (const value of ['0', '-5', '1e6', 'lots', '64MB', String(longest + 1), '9007199254740993']) {
       const r = await run([...echo, payload], { env: { TWYLT_MAX_INPUT_BYTES: value } });
       expect(r.code, value).toBe(4);
-      expect(errorOf(r).exception).toEqual({ type: 'InvalidInputLimit', message: `TWYLT_MAX_INPUT_BYTES must be a whole number of bytes greater than 0, got '${value}'` });
+      expect(errorOf(r).exception).toEqual({ type: 'InvalidInputLimit', message: `TWYLT_MAX_INPUT_BYTES must be a whole number of bytes from 1 to ${longest}, got '${value}'` });
     }
+    expect((await run([...echo, payload], { env: { TWYLT_MAX_INPUT_BYTES: String(longest) } })).code).toBe(0);
   });
 });

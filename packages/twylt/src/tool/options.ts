@@ -1,6 +1,9 @@
 /** Step 1 of a run: the option scan over all of argv and the environment (docs/TWYLT.md section 1). Pure. */
+import { constants as bufferConstants } from 'node:buffer';
 import { DEFAULT_MAX_INPUT_BYTES, ENV, ERROR_FORMATS, TRUTHY, type ErrorFormat } from '../protocol/constants.js';
 import { Fault } from '../protocol/errors.js';
+
+const { MAX_STRING_LENGTH } = bufferConstants;
 
 export interface ScannedOptions {
   /** argv without the scanned options, in order. */
@@ -43,15 +46,18 @@ export function scanOptions(argv: readonly string[], env: NodeJS.ProcessEnv): Sc
 
   if (!valid) options.invalid = new Fault('InvalidErrorFormat', `Unsupported error format '${requested}'; expected json or human`);
   else if (Number.isNaN(maxInputBytes)) {
-    options.invalid = new Fault('InvalidInputLimit', `${ENV.maxInputBytes[0]} must be a whole number of bytes greater than 0, got '${limit}'`);
+    options.invalid = new Fault('InvalidInputLimit', `${ENV.maxInputBytes[0]} must be a whole number of bytes from 1 to ${MAX_STRING_LENGTH}, got '${limit}'`);
   } else if (isUnknownOption(rest[0])) options.invalid = new Fault('UnknownOption', unknownOptionMessage(rest[0]!));
   return options;
 }
 
-/** A positive whole number of bytes, else NaN. */
+/**
+ * A whole number of bytes from 1 to the longest string Node can hold (UTF-8 never decodes
+ * to more characters than bytes, so any input within the limit can be decoded), else NaN.
+ */
 function byteCount(text: string): number {
   const value = /^\s*\d+\s*$/.test(text) ? Number(text) : Number.NaN;
-  return Number.isSafeInteger(value) && value > 0 ? value : Number.NaN;
+  return value >= 1 && value <= MAX_STRING_LENGTH ? value : Number.NaN;
 }
 
 function firstSet(env: NodeJS.ProcessEnv, names: readonly string[]): string | undefined {
