@@ -63,4 +63,31 @@ describe('linear-time patterns', () => {
     expect(check({ n_1: 1, s_1: 's' })).toEqual([]);
     expect(check({ n_1: 's', s_1: 1, other: true }).map((issue) => issue.path).sort()).toEqual(['', '/n_1', '/s_1']);
   });
+
+  it('leave a counted repeat over 1000, which RE2 refuses, to the tool', async () => {
+    const check = await schemaValidator({ type: 'string', pattern: '^[a-z]{0,5000}$' });
+    expect(check('ABC')).toEqual([]);
+  });
+});
+
+describe('the pattern budget of one validation', () => {
+  // 507 instructions: every character costs 507 steps, in linear time still.
+  const WIDE = '^[ab]*a[ab]{500}$';
+  const noise = (length: number) => `${Array.from({ length }, (_, i) => (i % 3 === 0 ? 'a' : 'b')).join('')}c`;
+
+  it('checks what fits, and leaves a value that would pass it to the tool instead of stalling', async () => {
+    const check = await schemaValidator({ type: 'string', pattern: WIDE });
+    expect(check(noise(1000))).toEqual([{ path: '', message: `must match pattern "${WIDE}"`, keyword: 'pattern' }]);
+    // 200 000 characters x 507 > PATTERN_BUDGET: not checked here (the tool checks its input).
+    expect(check(noise(200_000))).toEqual([]);
+    // The budget is per validation: the next one is checked again.
+    expect(check(noise(1000))).toHaveLength(1);
+  });
+
+  it('counts every pattern of one value together', async () => {
+    const check = await schemaValidator({ type: 'array', items: { type: 'string', pattern: WIDE } });
+    expect(check(Array.from({ length: 5 }, () => noise(1000)))).toHaveLength(5);
+    // 100 strings within the budget each, beyond it together.
+    expect(check(Array.from({ length: 100 }, () => noise(1000)))).toEqual([]);
+  });
 });

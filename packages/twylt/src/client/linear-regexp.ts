@@ -2,7 +2,8 @@
  * The regular expressions of JSON Schema's `pattern` and `patternProperties`, matched in time
  * linear in the input (RE2's automata, through re2js, in plain JavaScript), so that no
  * argument can stall the process that checks it: JavaScript's own engine backtracks, and
- * `^(\w+\s?)*$` takes seconds on 28 characters (ADR 0017).
+ * `^(\w+\s?)*$` takes seconds on 28 characters (ADR 0017). A validation that would spend
+ * more than PATTERN_BUDGET on patterns is not done by the consumer at all.
  *
  * A pattern keeps its ECMA-262 meaning where RE2's differs: `\s`, `\S` and `.` are rewritten
  * to JavaScript's sets. A pattern RE2 cannot run (lookaround, backreferences) is not checked
@@ -28,6 +29,22 @@ const DOT = '[^\\n\\r\\u2028\\u2029]';
 /** Matches everything: the check of a pattern left to the tool. */
 const UNCHECKED = { test: () => true };
 
+/**
+ * The work one validation may spend on patterns, in characters times program size: linear
+ * is not cheap when both are large (`[ab]{500}` over 3 MB took 39 s), and a check runs on
+ * the consumer's one thread. About 0.1 s at worst; realistic patterns check megabytes.
+ */
+export const PATTERN_BUDGET = 10_000_000;
+let budget = PATTERN_BUDGET;
+
+/** A validation would pass the budget: the consumer does not check the value; the tool will. */
+export class PatternBudgetExceeded extends Error {}
+
+/** Called before each validation (validations are synchronous, so one counter serves all). */
+export function resetPatternBudget(): void {
+  budget = PATTERN_BUDGET;
+}
+
 /** An engine for Ajv over re2js, the module `import('re2js')` gives. */
 export function linearRegExp(re2: { RE2JS: typeof RE2JS }): RegExpEngine {
   const engine = (pattern: string, flags: string) => {
@@ -43,9 +60,15 @@ export function linearRegExp(re2: { RE2JS: typeof RE2JS }): RegExpEngine {
         // Syntax RE2 does not run: left to the tool.
       }
     }
+    const size = compiled?.programSize() ?? 0;
     const matcher = compiled ?? UNCHECKED;
+    const test = (text: string) => {
+      budget -= text.length * size;
+      if (budget < 0) throw new PatternBudgetExceeded(`matching /${pattern}/ would pass the budget of a validation`);
+      return matcher.test(text);
+    };
     // Ajv shares one compiled pattern between schemas by this key.
-    return { test: (text: string) => matcher.test(text), toString: () => `/${pattern}/${flags}` };
+    return { test, toString: () => `/${pattern}/${flags}` };
   };
   return Object.assign(engine, { code: 'twylt:linearRegExp' });
 }

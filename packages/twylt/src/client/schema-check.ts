@@ -1,11 +1,11 @@
 /**
  * JSON Schema validation with Ajv, loaded only when someone asks for it: a plain call
  * never pays for it. The draft is taken from `$schema`; no `$schema` means 2020-12. Patterns
- * are matched in linear time (linear-regexp.ts).
+ * are matched in linear time, within a budget per validation (linear-regexp.ts).
  */
 import type { JsonSchema } from './types.js';
 import type { SchemaIssue } from './errors.js';
-import { linearRegExp } from './linear-regexp.js';
+import { linearRegExp, PatternBudgetExceeded, resetPatternBudget } from './linear-regexp.js';
 
 export type SchemaValidator = (value: unknown) => SchemaIssue[];
 
@@ -55,14 +55,21 @@ export async function schemaValidator(schema: JsonSchema): Promise<SchemaValidat
   const draft = draftOf(schema);
   // Draft-04 and older meta-schemas are not bundled; validate such schemas as draft-07.
   const validate = (await engine(draft)).compile(draft === '07' ? withoutOldDraft(schema) : schema);
-  const validator: SchemaValidator = (value) =>
-    validate(value)
-      ? []
-      : (validate.errors ?? []).map((error) => ({
-          path: error.instancePath,
-          message: describeAjvError(error),
-          keyword: error.keyword,
-        }));
+  const validator: SchemaValidator = (value) => {
+    resetPatternBudget();
+    try {
+      if (validate(value)) return [];
+    } catch (error) {
+      // Too costly to check here: the tool, which checks its own input and output, decides.
+      if (error instanceof PatternBudgetExceeded) return [];
+      throw error;
+    }
+    return (validate.errors ?? []).map((error) => ({
+      path: error.instancePath,
+      message: describeAjvError(error),
+      keyword: error.keyword,
+    }));
+  };
   compiled.set(schema, validator);
   return validator;
 }
