@@ -6,12 +6,12 @@
  * /proc (the tool waiting on its fd 0), so these tests need Linux.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, constants, mkdtempSync, openSync, readFileSync, readSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, mkdtempSync, openSync, readdirSync, readFileSync, readSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { errorOf, example, type Finished } from '../support/process.js';
-import { bytesRead, waitUntilRead, waitUntilReadingStdin } from '../support/processes.js';
+import { bytesRead, waitUntilPollingFile, waitUntilRead, waitUntilReadingStdin } from '../support/processes.js';
 import { NO_PYTHON_REASON, noPython, python } from '../support/python.js';
 
 const echo = example('echo');
@@ -129,6 +129,33 @@ describe('stdin that never closes', () => {
     await waitUntilReadingStdin(child.pid!);
     child.kill('SIGTERM');
     expect(await done).toMatchObject({ code: 143, signal: null, stdout: '', stderr: '' });
+  });
+});
+
+describe('input.json is a FIFO (file mode)', () => {
+  // Opened without blocking and read as a pipe: the tool waits for a writer in epoll, where
+  // SIGTERM's handler can still run (a blocking open held it: only SIGKILL ended the tool).
+  function fifoDir(): { dir: string; fifo: string } {
+    const dir = freshDir();
+    const fifo = join(dir, 'input.json');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    return { dir, fifo };
+  }
+  it('without a writer: SIGTERM ends the wait, exit 143, no output.json', async () => {
+    const { dir, fifo } = fifoDir();
+    const { child, done } = start(echo, 'ignore', dir);
+    await waitUntilPollingFile(child.pid!, fifo);
+    child.kill('SIGTERM');
+    expect(await done).toMatchObject({ code: 143, signal: null, stdout: '', stderr: '' });
+    expect(readdirSync(dir)).toEqual(['input.json']);
+  });
+  it('a writer that comes later is waited for and read', async () => {
+    const { dir, fifo } = fifoDir();
+    const { child, done } = start(echo, 'ignore', dir);
+    await waitUntilPollingFile(child.pid!, fifo);
+    writeFileSync(fifo, '{"text": "late"}');
+    expect(await done).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(JSON.parse(readFileSync(join(dir, 'output.json'), 'utf8'))).toEqual({ text: 'late' });
   });
 });
 

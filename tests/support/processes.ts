@@ -1,5 +1,5 @@
 /** Watching the processes a test started: alive or gone, waiting on stdin, bytes read. */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 /** Is a process still there? A zombie (exited, not yet reaped) counts as gone. */
 export function isAlive(pid: number): boolean {
@@ -37,16 +37,38 @@ function family(pid: number): number[] {
   return [pid, ...children.flatMap(family)];
 }
 
-/** Does `pid` wait in epoll for data on its fd 0? (its epoll instance lists fd 0 as a target). */
-function pollsStdin(pid: number): boolean {
+/** Does `pid` wait in epoll for data on its descriptor `target`? (its epoll instance lists it). */
+function polls(pid: number, target: number): boolean {
+  const entry = new RegExp(`^tfd:\\s+${target}\\s`, 'm');
   try {
     for (const fd of readdirSync(`/proc/${pid}/fdinfo`)) {
-      if (/^tfd:\s+0\s/m.test(readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8'))) return true;
+      if (entry.test(readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8'))) return true;
     }
   } catch {
     // ended meanwhile
   }
   return false;
+}
+
+const pollsStdin = (pid: number) => polls(pid, 0);
+
+/** Does `pid` wait in epoll on a descriptor open on `path`? */
+function pollsFile(pid: number, path: string): boolean {
+  try {
+    const fds = readdirSync(`/proc/${pid}/fd`).filter((fd) => readlinkSync(`/proc/${pid}/fd/${fd}`) === path);
+    return fds.some((fd) => polls(pid, Number(fd)));
+  } catch {
+    return false; // ended meanwhile
+  }
+}
+
+/** Resolves once `pid` waits (in epoll, not blocked in a system call) for data from the file at `path`. Linux only. */
+export async function waitUntilPollingFile(pid: number, path: string, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!pollsFile(pid, path)) {
+    if (Date.now() > end) throw new Error(`process ${pid} never waited on ${path} within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /**

@@ -105,6 +105,16 @@ function joinChunks(chunks: Buffer[]): Buffer {
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
 
+/**
+ * A FIFO opened non-blocking, read as a pipe: epoll waits for its writer and its data, so
+ * no thread blocks. net is loaded only here (a FIFO input.json is rare), without import():
+ * built files run the tool as a vm.Script, which has no dynamic import.
+ */
+export async function readPipe(fd: number, limit: number): Promise<Buffer> {
+  const { Socket } = process.getBuiltinModule?.('node:net') ?? (await import('node:net'));
+  return readAll(new Socket({ fd, readable: true, writable: false }), [], limit + 1);
+}
+
 /** The rest of the stream after `chunks`, up to `cap` bytes in all; leaving the loop early destroys the stream. */
 async function readAll(stream: Readable, chunks: Buffer[], cap: number): Promise<Buffer> {
   let total = chunks.reduce((sum, chunk) => sum + chunk.length, 0);

@@ -2,7 +2,7 @@
  * Step 3 of a run: where the input comes from (docs/TWYLT.md section 1), and the file-mode
  * edges (input.json in, output.json out, written atomically).
  */
-import { closeSync, fstatSync, fsyncSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, fsyncSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ENV, FILE_INPUT, FILE_OUTPUT, MAX_JSON_DEPTH } from '../protocol/constants.js';
@@ -12,7 +12,7 @@ import { findInexactInteger, type InexactInteger } from '../protocol/integers.js
 import { jsonKind } from '../protocol/record.js';
 import { decodeUtf8Strict } from '../protocol/utf8.js';
 import { takeHandedRequest } from './hooks.js';
-import { readStdin, type Stdin } from './stdin.js';
+import { readPipe, readStdin, type Stdin } from './stdin.js';
 
 export { processStdin, readStdin, type Stdin } from './stdin.js';
 
@@ -56,7 +56,7 @@ export function isCliPayload(first: string | undefined): first is string {
 export async function readInputFile(cwd: string, limit: number): Promise<unknown> {
   let bytes: Buffer | null;
   try {
-    bytes = readUpTo(join(cwd, FILE_INPUT), limit);
+    bytes = await readUpTo(join(cwd, FILE_INPUT), limit);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const fault = code === 'ENOENT'
@@ -71,15 +71,23 @@ export async function readInputFile(cwd: string, limit: number): Promise<unknown
 /**
  * A file's bytes, or null when it holds more than `limit` (reading stops there). A regular
  * file takes one read into a buffer of its size (the promise API reads in 512 KB round
- * trips); a FIFO or a device is read in chunks until EOF or the limit.
+ * trips); a FIFO is read as a pipe, waiting for its writer without blocking the thread, so
+ * SIGTERM's handler still runs (a blocking open would hold it); a device is read in chunks
+ * until EOF or the limit.
  */
-function readUpTo(path: string, limit: number): Buffer | null {
-  const fd = openSync(path, 'r');
+async function readUpTo(path: string, limit: number): Promise<Buffer | null> {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  let close = true;
   try {
     const stat = fstatSync(fd);
     if (stat.isFile()) {
       if (stat.size > limit) return null;
       const bytes = readFileSync(fd);
+      return bytes.length > limit ? null : bytes;
+    }
+    if (stat.isFIFO()) {
+      close = false; // the pipe's stream owns the descriptor
+      const bytes = await readPipe(fd, limit);
       return bytes.length > limit ? null : bytes;
     }
     const chunks: Buffer[] = [];
@@ -93,7 +101,7 @@ function readUpTo(path: string, limit: number): Buffer | null {
       if (total > limit) return null;
     }
   } finally {
-    closeSync(fd);
+    if (close) closeSync(fd);
   }
 }
 
