@@ -10,7 +10,7 @@ import { TRANSPORTS } from '../client/types.js';
 import { isDescribeMode, type DescribeMode } from '../protocol/constants.js';
 import { formatJson } from '../protocol/render.js';
 import type { DescribedTool } from '../toolset/describe.js';
-import type { CallRecord, DescribeResponse, TransportName } from './types.js';
+import type { CallRecord, CallRequest, DescribeRequest, DescribeResponse, TransportName } from './types.js';
 
 /** A request the server answers with a status other than 200. */
 export class HttpError extends Error {
@@ -38,7 +38,7 @@ export interface ParsedCall {
  * JS number would change them), so JSON.stringify writes them to the tool unchanged.
  */
 export function parseCallRequest(body: string, tools: ReadonlyMap<string, DescribedTool>, defaultTimeoutMs: number): ParsedCall {
-  const request = parseObject(body, ['tool', 'input', 'transport', 'timeoutMs']);
+  const request = parseObject(body, ['tool', 'input', 'transport', 'timeoutMs'] satisfies (keyof CallRequest)[]);
   const tool = findTool(request.tool, tools);
   const input = request.input;
   if (typeof input !== 'object' || input === null || Array.isArray(input) || input instanceof JsonNumber) {
@@ -55,7 +55,7 @@ export function parseCallRequest(body: string, tools: ReadonlyMap<string, Descri
 
 /** A POST /api/describe body. */
 export function parseDescribeRequest(body: string, tools: ReadonlyMap<string, DescribedTool>): { tool: DescribedTool; mode: DescribeMode } {
-  const request = parseObject(body, ['tool', 'mode']);
+  const request = parseObject(body, ['tool', 'mode'] satisfies (keyof DescribeRequest)[]);
   const tool = findTool(request.tool, tools);
   if (!isDescribeMode(request.mode)) throw new HttpError(400, '"mode" must be one of brief, schema, requirements, few_shots, json_spec');
   return { tool, mode: request.mode };

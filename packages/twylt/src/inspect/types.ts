@@ -96,7 +96,7 @@ export interface DescribeResponse {
   text: string;
 }
 
-/** Any refused or failed API request. */
-export interface ApiError {
+/** The body of any refused or failed API request. */
+export interface ApiErrorBody {
   error: string;
 }

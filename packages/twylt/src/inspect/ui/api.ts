@@ -3,7 +3,7 @@
  * response set; the page never sees it. A call's input goes as JSON text written by
  * json.ts, so its numbers reach the tool exactly as typed.
  */
-import type { CallRecord, DescribeResponse, HistoryResponse, ToolsResponse, TransportName } from '../types.js';
+import type { ApiErrorBody, CallRecord, DescribeRequest, DescribeResponse, HistoryResponse, ToolsResponse, TransportName } from '../types.js';
 import type { DescribeMode } from '../../protocol/constants.js';
 
 /** A refusal or failure of the server, with its message. */
@@ -32,7 +32,7 @@ async function request<T>(method: 'GET' | 'POST', path: string, body?: string, s
     throw new ApiError(response.status, `the server answered ${response.status} with something that is not JSON`);
   }
   if (!response.ok) {
-    const message = (parsed as { error?: unknown }).error;
+    const message = (parsed as Partial<ApiErrorBody>).error;
     throw new ApiError(response.status, typeof message === 'string' ? message : `the server answered ${response.status}`);
   }
   return parsed as T;
@@ -49,5 +49,5 @@ export function callTool(tool: string, inputJson: string, transport: TransportNa
 }
 
 export function describeTool(tool: string, mode: DescribeMode): Promise<DescribeResponse> {
-  return request<DescribeResponse>('POST', '/api/describe', JSON.stringify({ tool, mode }));
+  return request<DescribeResponse>('POST', '/api/describe', JSON.stringify({ tool, mode } satisfies DescribeRequest));
 }
