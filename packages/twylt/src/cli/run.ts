@@ -1,5 +1,6 @@
 /** Dispatch `twylt <command> ...` to the registered subcommand; turn usage errors into exit 64. */
 import { CLI_EXIT, UsageError, type Io } from './command.js';
+import { InterruptedError } from './interrupt.js';
 import { COMMANDS } from './registry.js';
 import { packageVersion } from './version.js';
 
@@ -42,6 +43,10 @@ export async function run(argv: string[], io: Io): Promise<number> {
     if (error instanceof UsageError) {
       io.stderr.write(`twylt ${name}: ${error.message}\nRun "twylt ${name} --help" for usage.\n`);
       return CLI_EXIT.usage;
+    }
+    if (error instanceof InterruptedError) {
+      io.stderr.write(`twylt ${name}: interrupted\n`);
+      return error.exitCode;
     }
     // A message, not a stack trace: the commands report the tool's failures themselves.
     io.stderr.write(`twylt ${name}: ${(error as Error)?.message ?? String(error)}\n`);
