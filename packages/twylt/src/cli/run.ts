@@ -13,7 +13,7 @@ Usage:
 Commands:
 ${COMMANDS.map((entry) => `  ${entry.name.padEnd(10)}${entry.summary}`).join('\n')}
 
-Run "twylt <command> --help" for its options; "twylt --version" (-V) prints the version.
+Run "twylt <command> --help" for its options; "twylt --version" (-V, -v) prints the version.
 The tool's own command line follows "--" and is run as an argument list, never through a
 shell.
 
@@ -27,7 +27,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     (name === undefined ? io.stderr : io.stdout).write(HELP);
     return name === undefined ? CLI_EXIT.usage : CLI_EXIT.ok;
   }
-  if (name === '--version' || name === '-V') {
+  if (name === '--version' || name === '-V' || name === '-v') {
     io.stdout.write(`twylt ${packageVersion()}\n`);
     return CLI_EXIT.ok;
   }
