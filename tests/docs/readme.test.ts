@@ -112,9 +112,9 @@ function section(markdown: string, heading: string): string {
 }
 
 describe('the twylt command, as documented', () => {
-  it('--version and -V print the package version and exit 0', async () => {
+  it('--version, -V and -v print the package version and exit 0', async () => {
     const { version } = JSON.parse(readFileSync(join(ROOT, 'packages/twylt/package.json'), 'utf8')) as { version: string };
-    for (const flag of ['--version', '-V']) {
+    for (const flag of ['--version', '-V', '-v']) {
       const result = await run([...twylt, flag]);
       expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }, flag).toEqual({ code: 0, stdout: `twylt ${version}\n`, stderr: '' });
     }
@@ -128,7 +128,7 @@ describe('the twylt command, as documented', () => {
     expect(help.stdout).toContain('--version');
     expect([...commandBullets().keys()].sort()).toEqual([...listed].sort());
     expect(README).toContain('`twylt <command> --help` (`-h`)');
-    expect(README).toContain('`twylt --version` (`-V`)');
+    expect(README).toContain('`twylt --version` (`-V`, `-v`)');
   });
 
   for (const [name, bullet] of commandBullets()) {

@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitGone } from '../support/processes.js';
 import { NO_PYTHON_REASON, noPython, pythonTool } from '../support/python.js';
 import { repoRoot, runTwylt } from '../support/twylt-cli.js';
 import { send, startInspect, type Inspect, type Reply } from './support.js';
@@ -265,5 +266,22 @@ describe('the command line', () => {
     const { code, stderr } = await other.stop();
     expect(code).toBe(0);
     expect(stderr).toContain('twylt inspect: stopped (SIGTERM)');
+  });
+
+  it('stops on SIGHUP (the terminal closed) with exit 0, killing the tool of a call in flight', async () => {
+    const other = await startInspect(['--', 'node', sleeper]);
+    const page = await send(other.port, { path: `/?token=${other.token}` });
+    const pidFile = join(dir, 'hangup.pid');
+    const body = JSON.stringify({ tool: 'sleeper', input: { action: 'wait', pid_file: pidFile, release_file: join(dir, 'never') } });
+    const headers = { cookie: String(page.headers['set-cookie']).split(';')[0]!, origin: other.origin, 'content-type': 'application/json', 'sec-fetch-site': 'same-origin' };
+    send(other.port, { method: 'POST', path: '/api/call', headers, body }).catch(() => {});
+    const deadline = Date.now() + 15_000;
+    while (!existsSync(pidFile) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    other.child.kill('SIGHUP');
+    const { code, stderr } = await other.stop();
+    const gone = await waitGone(pid);
+    if (!gone) process.kill(pid, 'SIGKILL'); // orphaned: do not leave it behind
+    expect([code, stderr, gone]).toEqual([0, expect.stringContaining('twylt inspect: stopped (SIGHUP)'), true]);
   });
 });

@@ -2,11 +2,11 @@
  * Starting and stopping `twylt-mcp`: the command line, config files, and the refusals that
  * name the tool at fault.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { run } from '../support/process.js';
+import { ROOT, run } from '../support/process.js';
 import { BRIDGE_CLI, SLEEPER, isRunning, sleeperPid, startBridge, textOf, waitFor, type Bridge } from '../support/mcp.js';
 import { toMcpTool } from 'twylt-mcp';
 
@@ -48,8 +48,12 @@ describe('starting', () => {
     const help = await bridge('--help');
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: twylt-mcp \[options\] -- COMMAND/);
-    const version = await bridge('--version');
-    expect(version.stdout).toMatch(/^twylt-mcp \d+\.\d+\.\d+\n$/);
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'packages/twylt-mcp/package.json'), 'utf8')) as { version: string };
+    // -V as for twylt.
+    for (const flag of ['--version', '-V']) {
+      const result = await bridge(flag);
+      expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }, flag).toEqual({ code: 0, stdout: `twylt-mcp ${version}\n`, stderr: '' });
+    }
   });
 });
 

@@ -64,7 +64,7 @@ Options:
   --max-message-bytes N    stdio: largest JSON-RPC message read; a longer line is answered
                            with error -32600 and skipped (default 10485760)
   -h, --help               show this help
-  --version                show the version
+  -V, --version            show the version
 
 HTTP mode:
   --http [HOST:]PORT       serve at http://HOST:PORT/mcp, stateless (default host
@@ -114,7 +114,7 @@ export function parseCli(argv: readonly string[]): CliPlan {
         'grace-ms': { type: 'string' },
         'log-input': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean' },
+        version: { type: 'boolean', short: 'V' },
       },
     }));
   } catch (error) {

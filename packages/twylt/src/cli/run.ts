@@ -1,5 +1,6 @@
 /** Dispatch `twylt <command> ...` to the registered subcommand; turn usage errors into exit 64. */
 import { CLI_EXIT, UsageError, type Io } from './command.js';
+import { InterruptedError } from './interrupt.js';
 import { COMMANDS } from './registry.js';
 import { packageVersion } from './version.js';
 
@@ -12,7 +13,7 @@ Usage:
 Commands:
 ${COMMANDS.map((entry) => `  ${entry.name.padEnd(10)}${entry.summary}`).join('\n')}
 
-Run "twylt <command> --help" for its options; "twylt --version" (-V) prints the version.
+Run "twylt <command> --help" for its options; "twylt --version" (-V, -v) prints the version.
 The tool's own command line follows "--" and is run as an argument list, never through a
 shell.
 
@@ -26,7 +27,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     (name === undefined ? io.stderr : io.stdout).write(HELP);
     return name === undefined ? CLI_EXIT.usage : CLI_EXIT.ok;
   }
-  if (name === '--version' || name === '-V') {
+  if (name === '--version' || name === '-V' || name === '-v') {
     io.stdout.write(`twylt ${packageVersion()}\n`);
     return CLI_EXIT.ok;
   }
@@ -42,6 +43,10 @@ export async function run(argv: string[], io: Io): Promise<number> {
     if (error instanceof UsageError) {
       io.stderr.write(`twylt ${name}: ${error.message}\nRun "twylt ${name} --help" for usage.\n`);
       return CLI_EXIT.usage;
+    }
+    if (error instanceof InterruptedError) {
+      io.stderr.write(`twylt ${name}: interrupted\n`);
+      return error.exitCode;
     }
     // A message, not a stack trace: the commands report the tool's failures themselves.
     io.stderr.write(`twylt ${name}: ${(error as Error)?.message ?? String(error)}\n`);

@@ -169,16 +169,34 @@ export function firstLine(text: string): string {
   return text.trim().split('\n', 1)[0]?.slice(0, LINE_CHARS) ?? '';
 }
 
+/** A Python traceback's first line; the exception follows its (indented) frames. */
+const TRACEBACK = 'Traceback (most recent call last):';
+
 /**
- * Does this line of a crashed program's stderr say why? An unindented line naming an error:
- * npm's `npm error ...`, Node's `Error [ERR_...]: ...` (after its file name and source
- * excerpt), a Python traceback's last line; never a stack frame or a quoted source line.
+ * A line that starts with an error's name: Node's `Error: ...` and `TypeError [ERR_X]: ...`,
+ * Python's `ValueError: ...` or `json.decoder.JSONDecodeError: ...`, `error: ...`, and npm's
+ * `npm error ...` (`npm ERR! ...` before npm 10).
  */
-export function namesError(line: string): boolean {
-  return /error/i.test(line) && !/^\s/.test(line);
+const ERROR_NAME = /^(?:[\w$.]*(?:Error|Exception)|error)(?: ?\[[\w-]+\])?:(?:\s|$)|^npm (?:error|ERR!)(?:\s|$)/;
+
+/**
+ * Which of the lines of a crashed program's stderr says why, or -1. In this order: a Python
+ * traceback's exception (the first unindented line after the last `Traceback` header: the
+ * final exception of a chain, whatever its name); the first line that starts with an error's
+ * name (ERROR_NAME: Node prints its file name and the throwing source line before it); the
+ * first unindented line that mentions an error. Never a stack frame, which is indented.
+ */
+export function reasonIndex(lines: readonly string[]): number {
+  const traceback = lines.findLastIndex((line) => line.startsWith(TRACEBACK));
+  const raised = traceback === -1 ? -1 : lines.findIndex((line, i) => i > traceback && /^\S/.test(line));
+  if (raised !== -1) return raised;
+  const named = lines.findIndex((line) => ERROR_NAME.test(line));
+  if (named !== -1) return named;
+  return lines.findIndex((line) => /error/i.test(line) && /^\S/.test(line));
 }
 
-/** The line of a crashed program's stderr that says why (see namesError), else its first. */
+/** The line of a crashed program's stderr that says why (see reasonIndex), else its first. */
 function reasonLine(stderr: string): string {
-  return stderr.split('\n').find(namesError)?.trim().slice(0, LINE_CHARS) ?? firstLine(stderr);
+  const lines = stderr.split('\n');
+  return lines[reasonIndex(lines)]?.trim().slice(0, LINE_CHARS) ?? firstLine(stderr);
 }

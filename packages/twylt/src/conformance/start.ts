@@ -5,7 +5,7 @@
  * way: the suite stops after one clear message instead.
  */
 import { parseErrorObject } from '../client/client.js';
-import { namesError } from '../client/errors.js';
+import { reasonIndex } from '../client/errors.js';
 import { preview } from './expect.js';
 import type { Prober } from './probe.js';
 import type { Evidence } from './types.js';
@@ -19,10 +19,10 @@ function silentExit(run: Evidence): boolean {
   return failure === undefined && exitCode !== null && stdout.trim() === '' && parseErrorObject(stderr) === undefined;
 }
 
-/** What the command said about why: its first error line (npm, Node, a Python traceback's last line), else its last lines. */
+/** What the command said about why: the line that says it (see reasonIndex) and the next, else its last lines. */
 function reason(stderr: string): string {
   const lines = stderr.split('\n').map((line) => line.trimEnd()).filter((line) => line !== '');
-  const at = lines.findIndex(namesError);
+  const at = reasonIndex(lines);
   return preview((at === -1 ? lines.slice(-3) : lines.slice(at, at + 2)).join('\n'));
 }
 

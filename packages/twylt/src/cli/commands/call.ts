@@ -5,6 +5,7 @@ import { text } from 'node:stream/consumers';
 import { TRANSPORTS, TwyltClient, TwyltClientError, ToolError, UnexpectedExitError, parseJson, resolveCommand, type Transport } from '../../client/index.js';
 import { formatJson } from '../../protocol/render.js';
 import { CLI_EXIT, UsageError, wrappingCommand, type Io } from '../command.js';
+import { interruptible } from '../interrupt.js';
 import { renderFailure } from '../render.js';
 import { styleFor } from '../style.js';
 import { parseTimeout } from './describe.js';
@@ -31,7 +32,9 @@ Options:
 
 Exit code: the tool's own (0, 2 to 6 as TWYLT defines them, or any other code it
 exited with); 1 when the tool could not run or misbehaved (time-out, crash, output
-that is not JSON) or --validate found a mismatch; 64 for wrong usage.
+that is not JSON) or --validate found a mismatch; 64 for wrong usage; 130, 143 or 129
+when interrupted by SIGINT (Ctrl-C), SIGTERM or SIGHUP, after killing the tool and
+removing the exchange directory.
 
 Example:
   twylt call --input '{"text": "hi"}' -- python3 tool.py
@@ -54,7 +57,7 @@ export const command = wrappingCommand({
     const client = new TwyltClient(resolveCommand(tool, io.cwd), { cwd: io.cwd, timeoutMs: parseTimeout(values.timeout) });
     try {
       // Numbers as the tool wrote them, to the digit: `text` fidelity, written back by JSON.stringify.
-      const { output } = await client.call(input, { transport, validate: values.validate, numbers: 'text' });
+      const { output } = await interruptible((signal) => client.call(input, { transport, validate: values.validate, numbers: 'text', signal }));
       io.stdout.write(`${values.json ? JSON.stringify(output) : formatJson(output)}\n`);
       return CLI_EXIT.ok;
     } catch (error) {

@@ -2,6 +2,7 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { CLI_EXIT, UsageError, wrappingCommand } from '../command.js';
+import { interruptible } from '../interrupt.js';
 import { styleFor } from '../style.js';
 import { parseTimeout } from './describe.js';
 
@@ -28,14 +29,12 @@ Options:
   -h, --help       show this help
 
 Exit code: 0 when no check failed (warnings and skips allowed), 1 otherwise (the tool
-could not start included), 64 for wrong usage, 130 when interrupted.
+could not start included), 64 for wrong usage, 130 (143, 129) when interrupted by
+SIGINT (SIGTERM, SIGHUP).
 
 Example:
   twylt check --junit twylt.xml -- python3 tool.py
 `;
-
-/** 128 + SIGINT, as a shell reports a command ended by Ctrl-C. */
-const INTERRUPTED = 130;
 
 export const command = wrappingCommand({
   name: 'check',
@@ -54,26 +53,16 @@ export const command = wrappingCommand({
     }
     const { checkTool, renderJunit, renderTable } = await import('../../conformance/index.js');
     // Ctrl-C ends the runs in flight, so that the run directories are removed before exiting.
-    const interrupt = new AbortController();
-    const stop = () => interrupt.abort(new Error('interrupted'));
-    process.once('SIGINT', stop).once('SIGTERM', stop);
-    let report;
-    try {
-      report = await checkTool(tool, {
+    const report = await interruptible((signal) =>
+      checkTool(tool, {
         cwd: io.cwd,
         timeoutMs: parseTimeout(values.timeout),
         concurrency,
         tmpRoot: values['tmp-root'] === undefined ? undefined : resolve(io.cwd, values['tmp-root']),
         only: values.only,
-        signal: interrupt.signal,
-      });
-    } finally {
-      process.off('SIGINT', stop).off('SIGTERM', stop);
-    }
-    if (interrupt.signal.aborted) {
-      io.stderr.write('twylt check: interrupted\n');
-      return INTERRUPTED;
-    }
+        signal,
+      }),
+    );
     if (values.junit) await writeFile(resolve(io.cwd, values.junit), renderJunit(report));
     if (report.startFailure && !values.json) {
       // One message, not a table of the same failure.

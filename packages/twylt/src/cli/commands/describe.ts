@@ -3,6 +3,7 @@ import { TwyltClient, TwyltClientError, resolveCommand } from '../../client/inde
 import { DESCRIBE_ENV, DESCRIBE_MODES, isDescribeMode } from '../../protocol/constants.js';
 import { formatJson } from '../../protocol/render.js';
 import { CLI_EXIT, UsageError, wrappingCommand } from '../command.js';
+import { interruptible } from '../interrupt.js';
 import { renderFailure, renderSpec } from '../render.js';
 import { styleFor } from '../style.js';
 
@@ -43,9 +44,13 @@ export const command = wrappingCommand({
     const client = new TwyltClient(resolveCommand(tool, io.cwd), { cwd: io.cwd, timeoutMs: parseTimeout(values.timeout) });
     const via = values.env ? 'env' : 'json';
     try {
-      if (mode === 'brief') io.stdout.write(`${await client.describe('brief', { via })}\n`);
-      else if (mode) io.stdout.write(`${formatJson(await client.describe(mode, { via, numbers: 'text' }))}\n`);
-      else io.stdout.write(renderSpec(await client.describe('json_spec', { via }), styleFor(io.stdout, io.env)));
+      // Ctrl-C kills the tool, which runs in its own process group, before twylt exits.
+      const text = await interruptible(async (signal) => {
+        if (mode === 'brief') return `${await client.describe('brief', { via, signal })}\n`;
+        if (mode) return `${formatJson(await client.describe(mode, { via, numbers: 'text', signal }))}\n`;
+        return renderSpec(await client.describe('json_spec', { via, signal }), styleFor(io.stdout, io.env));
+      });
+      io.stdout.write(text);
       return CLI_EXIT.ok;
     } catch (error) {
       if (!(error instanceof TwyltClientError)) throw error;

@@ -7,6 +7,7 @@ import { ConfigError, collectEntries } from '../../toolset/config.js';
 import { ToolsetError, describeToolset, type DescribedTool } from '../../toolset/describe.js';
 import { DEFAULT_TIMEOUT_MS } from '../../client/process.js';
 import { CLI_EXIT, UsageError, parseOptions, type Command } from '../command.js';
+import { INTERRUPT_SIGNALS } from '../interrupt.js';
 import { parseTimeout } from './describe.js';
 
 const HELP = `twylt inspect: try TWYLT tools in the browser
@@ -115,9 +116,9 @@ export const command: Command = {
       return CLI_EXIT.failed;
     }
     // Listening for the signals before the link is out: whoever reads it may stop the server at once.
+    // Closing kills the tools of calls in flight (their own process groups, out of a Ctrl-C's reach).
     const stopped = new Promise<NodeJS.Signals>((done) => {
-      process.once('SIGINT', done);
-      process.once('SIGTERM', done);
+      for (const signal of INTERRUPT_SIGNALS) process.once(signal, done);
     });
     say(`${tools.length} tool${tools.length === 1 ? '' : 's'}: ${tools.map((tool) => tool.name).join(', ')}`);
     if (!isLoopback(host)) say(`listening on ${host}: anyone who can reach it and has the link can run these tools`);
