@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { JsonNumber, SpawnError } from 'twylt/client';
 import { SpecCache, ToolsetError, TwyltCallError, describeForAgents, readConfig, twyltTool, twyltTools, type TwyltAiTool } from 'twylt-ai';
 import { SLEEPER } from '../support/mcp.js';
-import { ROOT, example } from '../support/process.js';
+import { ROOT, example, fixture } from '../support/process.js';
 import { NO_PYTHON_REASON, noPython, pythonNumbersTool, pythonTool } from '../support/python.js';
 import { BOOKING, answer, callTools, scriptedModel, toolResultsIn } from './support.js';
 
@@ -251,6 +251,15 @@ describe('what the model is told when a call fails', () => {
     const { echo } = await twyltTools([{ command: example('echo'), maxOutputBytes: 5_000 }]);
     const error = await failureOf(echo!, { text: 'y'.repeat(10_000) });
     expect([error.kind, error.message]).toEqual(['broken', '"echo" wrote more than 5000 bytes to its stdout and was stopped.']);
+  });
+
+  it('an integer its runtime cannot hold exactly is invalid input, in the tool’s words', async () => {
+    const { behaviours } = await twyltTools([fixture('behaviours')]);
+    const error = await failureOf(behaviours!, { action: 'ok', size: new JsonNumber('9007199254740993') });
+    expect(error.kind).toBe('invalid_input');
+    expect(error.message).toMatch(
+      /^"behaviours" cannot read its arguments as they are\. Change them and call it again: InexactInteger: The JSON on the command-line argument has the integer 9007199254740993 at size, /,
+    );
   });
 
   it.each([

@@ -142,6 +142,18 @@ describe('the twylt command, as documented', () => {
     });
   }
 
+  it('the README’s twylt-mcp section mentions every option of "twylt-mcp --help"', async () => {
+    const help = await run([...twyltMcp, '--help']);
+    expect(help.code).toBe(0);
+    const documented = section(README, 'MCP bridge: every TWYLT tool as an MCP tool');
+    // Help and version flags: every command has them.
+    const options = helpOptions(help.stdout).filter((option) => !['-h', '--help', '-V', '--version'].includes(option));
+    expect(options).toContain('--log-input');
+    expect(options.filter((option) => !mentions(documented, option))).toEqual([]);
+    expect(documented).toContain('"maxOutputBytes"?');
+    expect(documented).toContain('"transport"?');
+  });
+
   it('docs/mcp.md lists every option of "twylt-mcp --help"', async () => {
     const help = await run([...twyltMcp, '--help']);
     expect(help.code).toBe(0);

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BRIDGE_CLI, MISFIT, startRawBridge, type RawBridge } from '../support/mcp.js';
 import { MCP_HEADERS, rawRequest, sseMessages, startHttpBridge, toolsCall } from '../support/mcp-http.js';
-import { ROOT, run } from '../support/process.js';
+import { ROOT, fixture, run } from '../support/process.js';
 
 /** The pattern misfit publishes for `text`; JavaScript's engine needs seconds on HOSTILE. */
 const PATTERN = '^(\\w+\\s?)*$';
@@ -111,6 +111,48 @@ describe('call params of the wrong kind', () => {
   });
 });
 
+/**
+ * Params the SDK's schemas refuse, for methods beside tools/call's own checks: the schema a
+ * method registers, the SDK's own ones (initialize, ping), and `_meta`, which the transport
+ * checks. Each is -32602 and one sentence, never -32603 or -32600 with Zod's JSON dump.
+ */
+const REFUSED_PARAMS: Array<[string, string, unknown, string]> = [
+  ['tools/list, a cursor that is no string', 'tools/list', { cursor: 5 }, 'cursor: expected a string, got a number'],
+  ['initialize, a protocolVersion that is no string', 'initialize', { protocolVersion: 5, capabilities: {}, clientInfo: { name: 'raw', version: '0' } }, 'protocolVersion: expected a string, got a number'],
+  [
+    'initialize, empty params',
+    'initialize',
+    {},
+    'protocolVersion: expected a string, got nothing; capabilities: expected an object, got nothing; clientInfo: expected an object, got nothing',
+  ],
+  ['initialize, no params', 'initialize', undefined, 'params: expected an object, got nothing'],
+  ['tools/call, a task that is no object', 'tools/call', { name: 'misfit', arguments: { action: 'echo' }, task: 5 }, 'task: expected an object, got a number'],
+  ['ping, a _meta that is no object', 'ping', { _meta: 3 }, '_meta: expected an object, got a number'],
+  ['tools/call, a progressToken that is an array', 'tools/call', { name: 'misfit', arguments: { action: 'echo' }, _meta: { progressToken: [1] } }, '_meta.progressToken: expected a string or a number, got an array'],
+  ['tools/call, params that are no object', 'tools/call', 5, 'params: expected an object, got a number'],
+];
+
+describe('params the SDK refuses, for every method', () => {
+  it.each(REFUSED_PARAMS)('%s: -32602 and a sentence over stdio', async (_, method, params, sentence) => {
+    const answer = await bridge.request(method, params, nextId++);
+    expect(answer.error).toEqual({ code: -32602, message: `Invalid params: ${sentence}` });
+  });
+
+  it('the same answers over --http, under the request’s id', async () => {
+    const http = await startHttpBridge(['--', ...MISFIT]);
+    try {
+      for (const [what, method, params, sentence] of REFUSED_PARAMS) {
+        const id = nextId++;
+        const response = await rawRequest(http.url, { headers: MCP_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id, method, params }) });
+        const [answer] = String(response.headers['content-type']).startsWith('text/event-stream') ? sseMessages(response.body) : [JSON.parse(response.body)];
+        expect([what, response.status, answer]).toEqual([what, 200, { jsonrpc: '2.0', id, error: { code: -32602, message: `Invalid params: ${sentence}` } }]);
+      }
+    } finally {
+      http.child.kill('SIGKILL');
+    }
+  });
+});
+
 describe('the log', () => {
   it('puts the prefix on every line of a multi-line entry', async () => {
     const missing = [process.execPath, `${ROOT}tests/fixtures/mcp/no-such-tool.mjs`];
@@ -169,6 +211,53 @@ describe('the default message limit', () => {
       expect(fresh.child.exitCode).toBeNull();
       fresh.child.stdin.end();
       expect(await fresh.exited).toBe(0);
+    } finally {
+      fresh.child.kill('SIGKILL');
+    }
+  });
+});
+
+describe('a last line without a newline before stdin ends', () => {
+  it('is served, then the bridge ends with 0', async () => {
+    const fresh = await startRawBridge(['--', ...MISFIT]);
+    try {
+      fresh.child.stdin.end(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }));
+      const list = await fresh.answer((message) => message.id === 7, 'the answer to the last line');
+      expect(list.result.tools).toHaveLength(1);
+      expect(await fresh.exited).toBe(0);
+    } finally {
+      fresh.child.kill('SIGKILL');
+    }
+  });
+
+  it('over --max-message-bytes: answered with -32600, then the bridge ends with 0', async () => {
+    const fresh = await startRawBridge(['--max-message-bytes', '1000', '--', ...MISFIT]);
+    try {
+      fresh.child.stdin.end(JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/list', params: { padding: 'x'.repeat(5000) } }));
+      const refused = await fresh.answer((message) => message.id === null, 'the refusal of the last line');
+      expect(refused.error).toEqual({
+        code: -32600,
+        message: 'Invalid Request: a message is longer than 1000 bytes, the limit of this bridge (--max-message-bytes); it was not read',
+      });
+      expect(await fresh.exited).toBe(0);
+    } finally {
+      fresh.child.kill('SIGKILL');
+    }
+  });
+});
+
+describe('arguments the tool’s runtime cannot read', () => {
+  it('an integer beyond 2^53 for a TypeScript tool: invalid input the model can correct, not a broken tool', async () => {
+    const fresh = await startRawBridge(['--', ...fixture('behaviours')]);
+    try {
+      // Written by hand: the bridge keeps these digits, and the tool refuses to round them.
+      fresh.send('{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"behaviours","arguments":{"action":"ok","size":9007199254740993}}}');
+      const { result } = await fresh.answer((message) => message.id === 9, 'the answer to the call');
+      expect(result.isError).toBe(true);
+      expect(result.content[0].text).toMatch(
+        /^"behaviours" cannot read its arguments as they are\. Change them and call it again: InexactInteger: The JSON on the command-line argument has the integer 9007199254740993 at size, which a JavaScript number cannot hold exactly /,
+      );
+      expect(JSON.parse(result.content[1].text).error).toMatchObject({ stage: 'transport', exception: { type: 'InexactInteger' } });
     } finally {
       fresh.child.kill('SIGKILL');
     }

@@ -5,13 +5,15 @@
  * plain JSON.stringify, which writes a JsonNumber's digits unchanged. Framing as the SDK's:
  * one JSON-RPC message per line.
  *
- * A line that cannot be served (not JSON, not a JSON-RPC message, longer than the limit) is
- * answered with a JSON-RPC error, and the lines after it are served as usual.
+ * A line that cannot be served (not JSON, not a JSON-RPC message, a request with params of
+ * the wrong shape, longer than the limit) is answered with a JSON-RPC error, and the lines
+ * after it are served as usual.
  */
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { parseJson } from 'twylt/client';
+import { invalidParamsAnswer } from './invalid-params.js';
 
 /** The largest message read, in bytes: the SDK's own limit for one buffered message. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
@@ -45,6 +47,7 @@ export class ExactStdioServerTransport implements Transport {
   async start(): Promise<void> {
     this.#input.on('data', this.#onData);
     this.#input.on('error', this.#onError);
+    this.#input.once('end', this.#onEnd);
   }
 
   // Split on the newline byte, which never occurs inside a UTF-8 character: lengths are
@@ -58,6 +61,17 @@ export class ExactStdioServerTransport implements Transport {
       start = newline + 1;
     }
     this.#take(chunk.subarray(start));
+  };
+
+  /**
+   * The client is gone: serve a last line that has no newline as any other line, then close,
+   * which aborts the calls still running (killing their processes). The close waits one turn
+   * of the event loop, as it does when EOF follows a newline, so that an answer made at once
+   * (initialize, tools/list, a refusal) is written first.
+   */
+  readonly #onEnd = (): void => {
+    if (this.#pendingBytes > 0) this.#endLine();
+    setImmediate(() => void this.close());
   };
 
   #take(bytes: Buffer): void {
@@ -99,7 +113,9 @@ export class ExactStdioServerTransport implements Transport {
     }
     const message = JSONRPCMessageSchema.safeParse(value);
     if (!message.success) {
-      this.#refuse(idOf(value), ErrorCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 request, notification or response object');
+      const answer = invalidParamsAnswer(value);
+      if (answer) this.#refuse(answer.id, answer.error.code, answer.error.message);
+      else this.#refuse(idOf(value), ErrorCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 request, notification or response object');
       return;
     }
     this.onmessage?.(message.data);
@@ -125,6 +141,7 @@ export class ExactStdioServerTransport implements Transport {
   async close(): Promise<void> {
     this.#input.off('data', this.#onData);
     this.#input.off('error', this.#onError);
+    this.#input.off('end', this.#onEnd);
     if (this.#input.listenerCount('data') === 0) this.#input.pause();
     this.#pending = [];
     this.onclose?.();

@@ -17,6 +17,7 @@ import { hasJsonNumber, parseJson } from 'twylt/client';
 import { BodyTooLargeError, DEFAULT_HOST, assertSafeBind, checkAccess, hostPort, hostsFor, listen, readBody, type AccessPolicy } from 'twylt/server';
 import { CallLimiter, isRecord, type ToolEntry } from 'twylt/toolset';
 import { normalizeOrigin } from './args.js';
+import { invalidParamsAnswer } from './invalid-params.js';
 import { stderrEventLog, stderrLog, type EventLog } from './log.js';
 import type { CallRecord } from './outcome.js';
 import { BUSY_ERROR_CODE, DEFAULT_MAX_QUEUE, createServer } from './server.js';
@@ -155,6 +156,14 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
 
     // Gone while its body was read: nothing to answer, and no 'close' is coming to clean up.
     if (request.socket.destroyed) return;
+    // A request sound but for its params (`"_meta": 5`): answered here with -32602 under its
+    // id, as over stdio, where the SDK would refuse the whole body as unparsable (-32700).
+    const invalid = Array.isArray(message) ? undefined : invalidParamsAnswer(message);
+    if (invalid) {
+      events('refused', { status: 200, reason: invalid.error.message, method: request.method, path, remote: request.socket.remoteAddress });
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(invalid));
+      return;
+    }
     const messages = Array.isArray(message) ? message : [message];
     const session = request.headers[SESSION_HEADER];
     for (const cancel of messages.filter((m) => methodOf(m) === 'notifications/cancelled')) {

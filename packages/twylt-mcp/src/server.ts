@@ -12,6 +12,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, typ
 import { AbortError } from 'twylt/client';
 import { z } from 'zod';
 import { isRecord, jsonKind, QueueFullError, type CallLimiter } from 'twylt/toolset';
+import { invalidParams, readableParams, rpcError } from './invalid-params.js';
 import type { Log } from './log.js';
 import { outcomeOf, type CallRecord } from './outcome.js';
 import { failureResult, successResult } from './result.js';
@@ -51,7 +52,7 @@ export function createServer(tools: readonly BridgeTool[], options: ServerOption
   const { log = () => {}, limiter, onCall } = options;
   const logCall = onCall ? () => {} : log;
   const byName = new Map(tools.map((tool) => [tool.definition.name, tool]));
-  const server = new Server({ name: 'twylt-mcp', version }, { capabilities: { tools: {} }, jsonSchemaValidator: (sharedValidator ??= new AjvJsonSchemaValidator()) });
+  const server = new BridgeServer({ name: 'twylt-mcp', version }, { capabilities: { tools: {} }, jsonSchemaValidator: (sharedValidator ??= new AjvJsonSchemaValidator()) });
   // Messages the SDK cannot handle (malformed JSON-RPC, say) are dropped; say so.
   server.onerror = (error) => log(`MCP: ${error.message}`);
 
@@ -103,20 +104,21 @@ export function createServer(tools: readonly BridgeTool[], options: ServerOption
 const CallRequestSchema = CallToolRequestSchema.extend({ params: z.preprocess(checkCallParams, CallToolRequestSchema.shape.params) });
 
 function checkCallParams(params: unknown): unknown {
-  const invalid = (message: string) => rpcError(ErrorCode.InvalidParams, `Invalid params: ${message}`);
-  if (!isRecord(params)) throw invalid('tools/call needs params {"name": TOOL, "arguments": {...}}');
-  if (typeof params.name !== 'string') throw invalid(`"name" must be a string, the name of a tool from tools/list; got ${jsonKind(params.name)}`);
+  if (!isRecord(params)) throw invalidParams('tools/call needs params {"name": TOOL, "arguments": {...}}');
+  if (typeof params.name !== 'string') throw invalidParams(`"name" must be a string, the name of a tool from tools/list; got ${jsonKind(params.name)}`);
   if (params.arguments !== undefined && !isRecord(params.arguments)) {
-    throw invalid(`"arguments" must be a JSON object, the tool's input; got ${jsonKind(params.arguments)}`);
+    throw invalidParams(`"arguments" must be a JSON object, the tool's input; got ${jsonKind(params.arguments)}`);
   }
   return params;
 }
 
-
 /**
- * A JSON-RPC error as the SDK sends it (code, message, data). Not an McpError, whose message
- * starts with "MCP error CODE:", which the client would then prefix a second time.
+ * The SDK's Server, with the params of every request method checked by `readableParams`
+ * (invalid-params.ts). setRequestHandler is also what the SDK's constructors call for the
+ * methods they serve themselves (ping, initialize), so overriding it reaches those too.
  */
-function rpcError(code: number, message: string, data?: unknown): Error {
-  return Object.assign(new Error(message), { code, data });
+class BridgeServer extends Server {
+  override setRequestHandler(...[schema, handler]: Parameters<Server['setRequestHandler']>): void {
+    super.setRequestHandler(readableParams(schema), handler);
+  }
 }

@@ -20,11 +20,9 @@ export async function serveStdio(configs: readonly ToolEntry[], options: StdioOp
   const tools = await describeTools(configs, { ...options, log });
   const server = createServer(tools, { log, limiter: options.limiter });
   await server.connect(new ExactStdioServerTransport(process.stdin, process.stdout, options));
-  // The client is gone when our stdin ends or our stdout breaks. Closing aborts the calls
-  // still running, which kills their processes.
-  const close = () => void server.close();
-  process.stdin.once('end', close);
-  process.stdout.once('error', close);
+  // The client is gone when our stdout breaks (or our stdin ends: the transport closes then).
+  // Closing aborts the calls still running, which kills their processes.
+  process.stdout.once('error', () => void server.close());
   log(`serving ${tools.map((tool) => tool.definition.name).join(', ')}`);
   return server;
 }

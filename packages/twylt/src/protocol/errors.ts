@@ -148,3 +148,22 @@ export class Fault extends Error {
     this.name = name;
   }
 }
+
+/**
+ * Transport faults (exit 4) caused by what the input says, not by how it was sent: a caller
+ * that changes its input (an integer beyond 2^53 sent as a string, less nesting, a smaller
+ * payload) can succeed. Consumers report them as invalid input, not as a broken tool.
+ */
+export const INPUT_FAULTS = {
+  inexactInteger: 'InexactInteger',
+  numberOutOfRange: 'NumberOutOfRange',
+  tooDeep: 'InputTooDeep',
+  tooLarge: 'InputTooLarge',
+} as const;
+
+const INPUT_FAULT_TYPES: ReadonlySet<string> = new Set(Object.values(INPUT_FAULTS));
+
+/** Whether an exception type on the wire is one of INPUT_FAULTS. */
+export function isInputFault(type: string | undefined): boolean {
+  return type !== undefined && INPUT_FAULT_TYPES.has(type);
+}

@@ -6,7 +6,7 @@ import { closeSync, constants, fstatSync, fsyncSync, openSync, readFileSync, rea
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ENV, FILE_INPUT, FILE_OUTPUT, MAX_JSON_DEPTH } from '../protocol/constants.js';
-import { Fault, TwyltError } from '../protocol/errors.js';
+import { Fault, INPUT_FAULTS, TwyltError } from '../protocol/errors.js';
 import { formatPath, type PathSegment } from '../protocol/issues.js';
 import { findInexactInteger, type InexactInteger } from '../protocol/integers.js';
 import { jsonKind } from '../protocol/record.js';
@@ -208,7 +208,7 @@ function refuseUnreadable(root: unknown, where: string): void {
   const pending: Container[] = [{ value: root, depth: 1 }];
   for (let container = pending.pop(); container; container = pending.pop()) {
     if (container.depth > MAX_JSON_DEPTH) {
-      throw new TwyltError('transport', { cause: new Fault('InputTooDeep', `The JSON on ${where} is nested deeper than ${MAX_JSON_DEPTH} levels`) });
+      throw new TwyltError('transport', { cause: new Fault(INPUT_FAULTS.tooDeep, `The JSON on ${where} is nested deeper than ${MAX_JSON_DEPTH} levels`) });
     }
     const entries: Iterable<[PathSegment, unknown]> = Array.isArray(container.value) ? container.value.entries() : Object.entries(container.value);
     for (const [key, value] of entries) {
@@ -226,7 +226,7 @@ function pathOf(container: Container): PathSegment[] {
 
 function outOfRange(where: string, path: PathSegment[]): TwyltError {
   return new TwyltError('transport', {
-    cause: new Fault('NumberOutOfRange', `The JSON on ${where} has a number at ${formatPath(path)} beyond the range of a 64-bit float`),
+    cause: new Fault(INPUT_FAULTS.numberOutOfRange, `The JSON on ${where} has a number at ${formatPath(path)} beyond the range of a 64-bit float`),
   });
 }
 
@@ -236,13 +236,13 @@ function inexactInteger(where: string, { literal, value, path }: InexactInteger)
     `The JSON on ${where} has the integer ${literal} at ${formatPath(path)}, which a JavaScript number cannot hold exactly ` +
     `(numbers are 64-bit floats: integers beyond 2^53 lose digits, this one would become ${BigInt(value)}); ` +
     'send it as a string, or use a tool runtime with exact integers';
-  return new TwyltError('transport', { cause: new Fault('InexactInteger', message) });
+  return new TwyltError('transport', { cause: new Fault(INPUT_FAULTS.inexactInteger, message) });
 }
 
 /** Input beyond the limit: what happened, the limit, and how to raise it. */
 function tooLarge(where: string, limit: number): TwyltError {
   const message = `The input on ${where} is larger than the limit of ${limit} bytes; set ${ENV.maxInputBytes[0]} to a larger number of bytes to allow it`;
-  return new TwyltError('transport', { cause: new Fault('InputTooLarge', message) });
+  return new TwyltError('transport', { cause: new Fault(INPUT_FAULTS.tooLarge, message) });
 }
 
 function decodeUtf8(bytes: Uint8Array, where: string): string {

@@ -6,12 +6,14 @@
  */
 import { AbortError, OutputTooLargeError, SchemaMismatchError, SpawnError, TimeoutError, ToolCrashError, ToolError, TwyltClientError, type SchemaIssue } from '../client/index.js';
 import { firstLine } from '../client/errors.js';
+import { isInputFault } from '../protocol/errors.js';
 import type { Issue } from '../protocol/issues.js';
 
 /**
  * What kind of failure it was:
- * - `invalid_input`: the arguments break the tool's inputSchema or its own checks; a
- *   corrected call can succeed.
+ * - `invalid_input`: the arguments break the tool's inputSchema or its own checks, or hold
+ *   what its runtime cannot read (INPUT_FAULTS: an integer beyond 2^53, say); a corrected
+ *   call can succeed.
  * - `failed`: the tool ran and reported a failure of its own (exit 5).
  * - `denied`: the tool's guardrails refused the call (exit 6).
  * - `timed_out`, `aborted`: the call was stopped; the tool's process tree was killed.
@@ -85,7 +87,11 @@ function toolFailure(tool: string, error: ToolError): CallFailure {
           : `${tool} produced output that breaks its own outputSchema: ${said}`,
       );
     default:
-      // 4: the tool could not read the call, which a well-formed call never causes.
+      // 4 caused by what the arguments hold: the model can send them another way.
+      if (object?.stage === 'transport' && isInputFault(object.exception?.type)) {
+        return { kind: 'invalid_input', message: `${tool} cannot read its arguments as they are. Change them and call it again: ${said}` };
+      }
+      // 4 otherwise: the tool could not read the call, which a well-formed call never causes.
       return broken(`${tool} broke the TWYLT protocol: it could not read its input (exit ${error.exitCode}): ${said}`);
   }
 }

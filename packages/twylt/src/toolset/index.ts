@@ -16,4 +16,5 @@ export { SpecCache, ToolsetError, describeToolset } from './describe.js';
 export type { DescribeToolsetOptions, DescribedTool } from './describe.js';
 export { CallLimiter, QueueFullError, type LimiterOptions } from './limiter.js';
 export { isRecord, jsonKind } from '../protocol/record.js';
+export { formatPath } from '../protocol/issues.js';
 export { describeFailure, invalidArguments, issueLines, type CallFailure, type FailureKind } from './failure.js';
