@@ -279,6 +279,10 @@ describe('the command line', () => {
     while (!existsSync(pidFile) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
     const pid = Number(readFileSync(pidFile, 'utf8'));
     other.child.kill('SIGHUP');
+    // Let it stop by itself: stop() would send SIGTERM at once, and a signal sent second may
+    // still be handled first.
+    const stopDeadline = Date.now() + 15_000;
+    while (other.child.exitCode === null && other.child.signalCode === null && Date.now() < stopDeadline) await new Promise((resolve) => setTimeout(resolve, 25));
     const { code, stderr } = await other.stop();
     const gone = await waitGone(pid);
     if (!gone) process.kill(pid, 'SIGKILL'); // orphaned: do not leave it behind
