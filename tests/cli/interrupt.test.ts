@@ -1,5 +1,5 @@
 /**
- * Interrupting `twylt call` or `twylt describe` (Ctrl-C, kill, a closed terminal) ends the
+ * Interrupting `twylt call`, `twylt describe` or the start of `twylt inspect` (Ctrl-C, kill, a closed terminal) ends the
  * tool too: it runs in its own process group, out of reach of a terminal's Ctrl-C, so twylt
  * must kill it, and remove the file transport's exchange directory, before it exits with
  * 128 + the signal's number, as a shell reports it.
@@ -74,5 +74,12 @@ describe('twylt describe, interrupted while the tool runs', () => {
   it('SIGINT: the tool is killed, exit 130', async () => {
     const result = await interrupt(['describe'], 'SIGINT');
     expect(result).toEqual({ code: 130, stderr: 'twylt describe: interrupted\n', toolGone: true, leftovers: [] });
+  }, 30_000);
+});
+
+describe('twylt inspect, interrupted while the tools describe themselves', () => {
+  it('SIGINT: the describing tool is killed, exit 130', async () => {
+    const result = await interrupt(['inspect', '--no-open', '--port', '0'], 'SIGINT');
+    expect(result).toEqual({ code: 130, stderr: 'twylt inspect: interrupted\n', toolGone: true, leftovers: [] });
   }, 30_000);
 });

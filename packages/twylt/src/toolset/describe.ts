@@ -37,6 +37,8 @@ export interface DescribeToolsetOptions extends RunnerDefaults {
   cache?: SpecCache;
   /** How the consumer tells users to rename a tool; default: `"name" in a config file`. */
   renameHint?: string;
+  /** Stops the describes still running, killing their tools (not with `cache`, whose fetches are shared). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -59,7 +61,7 @@ async function describeOne(entry: ToolEntry, options: DescribeToolsetOptions, re
   const label = `tool (${showCommand(entry.command)})`;
   let spec: ToolSpec;
   try {
-    spec = await (options.cache ? options.cache.spec(entry, options) : createRunner(entry, options).spec());
+    spec = await (options.cache ? options.cache.spec(entry, options) : createRunner(entry, options).spec({ signal: options.signal }));
   } catch (error) {
     throw new Error(`cannot describe ${label}: ${(error as Error).message}`);
   }

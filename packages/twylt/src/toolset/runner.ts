@@ -34,8 +34,8 @@ export interface RunnerCallOptions {
 export interface ToolRunner {
   readonly entry: Readonly<ToolEntry>;
   readonly client: TwyltClient;
-  /** The `json_spec`, fetched once. */
-  spec(): Promise<ToolSpec>;
+  /** The `json_spec`, fetched once; `signal` stops a describe still running (its tool is killed). */
+  spec(options?: { signal?: AbortSignal }): Promise<ToolSpec>;
   /** Run the tool on `input`. */
   call(input: Record<string, unknown>, options?: RunnerCallOptions): Promise<CallResult>;
 }
@@ -59,7 +59,7 @@ export function createRunner(entry: ToolEntry, defaults: RunnerDefaults = {}, sp
   return {
     entry,
     client,
-    spec: () => client.spec(),
+    spec: (options) => client.spec({ signal: options?.signal }),
     async call(input, options = {}) {
       if (Object.hasOwn(input, DESCRIBE_KEY)) throw new SchemaMismatchError(client.command, 'input', [RESERVED_DESCRIBE], undefined);
       return client.call(input, {

@@ -7,7 +7,7 @@ import { ConfigError, collectEntries } from '../../toolset/config.js';
 import { ToolsetError, describeToolset, type DescribedTool } from '../../toolset/describe.js';
 import { DEFAULT_TIMEOUT_MS } from '../../client/process.js';
 import { CLI_EXIT, UsageError, parseOptions, type Command } from '../command.js';
-import { INTERRUPT_SIGNALS } from '../interrupt.js';
+import { INTERRUPT_SIGNALS, interruptible } from '../interrupt.js';
 import { parseTimeout } from './describe.js';
 
 const HELP = `twylt inspect: try TWYLT tools in the browser
@@ -83,13 +83,13 @@ export const command: Command = {
     const timeoutMs = parseTimeout(values.timeout) ?? DEFAULT_TIMEOUT_MS;
     const say = (line: string) => io.stderr.write(`twylt inspect: ${line}\n`);
 
-    let describe: () => Promise<DescribedTool[]>;
+    let describe: (signal?: AbortSignal) => Promise<DescribedTool[]>;
     try {
       const entries = (await collectEntries(configs.map((file) => resolve(io.cwd, file)), split.commands)).map((entry) => ({
         ...entry,
         cwd: entry.cwd ?? io.cwd,
       }));
-      describe = () => describeToolset(entries, { timeoutMs, renameHint: 'with "name" in a --config file' });
+      describe = (signal) => describeToolset(entries, { timeoutMs, renameHint: 'with "name" in a --config file', signal });
     } catch (error) {
       if (error instanceof ConfigError) {
         say(error.message);
@@ -99,7 +99,8 @@ export const command: Command = {
     }
     let tools: DescribedTool[];
     try {
-      tools = await describe();
+      // A Ctrl-C while the tools describe themselves ends them too (they are out of its reach).
+      tools = await interruptible(describe);
     } catch (error) {
       if (!(error instanceof ToolsetError)) throw error;
       say(`cannot start:\n${error.problems.map((problem) => `  ${problem}`).join('\n')}`);
@@ -110,7 +111,7 @@ export const command: Command = {
     const [{ startInspector }, { openBrowser }] = await Promise.all([import('../../inspect/server.js'), import('../../inspect/browser.js')]);
     let inspector;
     try {
-      inspector = await startInspector({ tools, reload: describe, host, port, defaultTimeoutMs: timeoutMs, log: say });
+      inspector = await startInspector({ tools, reload: () => describe(), host, port, defaultTimeoutMs: timeoutMs, log: say });
     } catch (error) {
       say(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
       return CLI_EXIT.failed;
