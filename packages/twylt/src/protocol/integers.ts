@@ -8,6 +8,14 @@
 import type { PathSegment } from './issues.js';
 
 /**
+ * A number of this magnitude may stand for a literal that lost digits, or be written by
+ * JSON.stringify with digits that name another integer; below it, every integer is exact.
+ * The value walks that runs look at each number anyway (the input's quick pass, the result's
+ * plain-JSON check) report one, and only then is the text scanned.
+ */
+export const EXACT_LIMIT = 2 ** 53;
+
+/**
  * Every integer of at most 15 digits is exact as a double, so a text without a run of 16
  * digits needs no scan. A run inside a string or a fraction only costs the scan.
  */

@@ -1,7 +1,7 @@
 /** Text forms of results and errors (docs/TWYLT.md sections 2 and 4). Pure: no I/O. */
 import { MAX_JSON_DEPTH } from './constants.js';
 import type { ErrorObject } from './errors.js';
-import { withExactIntegers } from './integers.js';
+import { EXACT_LIMIT, withExactIntegers } from './integers.js';
 
 /** Success, describe and error bodies: JSON indented by 2, non-ASCII written as is. */
 export function formatJson(value: unknown): string {
@@ -15,51 +15,66 @@ export function formatJson(value: unknown): string {
  * Integers beyond 2^53 are written with their exact digits.
  */
 export function formatResult(value: unknown): string {
+  const kind = plainJson(value);
   // Without a replacer JSON.stringify takes its fast path: several times quicker on large results.
-  const text = (plainJson(value) ? JSON.stringify(value, null, 2) : JSON.stringify(value, strictJson, 2)) as string | undefined;
+  const text = (kind === NOT_PLAIN ? JSON.stringify(value, strictJson, 2) : JSON.stringify(value, null, 2)) as string | undefined;
   if (text === undefined) throw new TypeError('the result is not a JSON value');
-  return withExactIntegers(text);
+  return kind === PLAIN ? text : withExactIntegers(text);
 }
 
+/** What `plainJson` found: not plain JSON, plain JSON, plain JSON with a number of 2^53 or more. */
+const NOT_PLAIN = 0;
+const PLAIN = 1;
+const PLAIN_LARGE = 2;
+
 /**
- * True when `value` is plain JSON, which JSON.stringify writes as is: plain objects and dense
- * arrays without toJSON, strings, finite numbers, booleans, null, at most MAX_JSON_DEPTH deep
- * (cycles included). Anything else, or a getter or proxy that throws, is left to `strictJson`.
+ * PLAIN (or PLAIN_LARGE, see EXACT_LIMIT) when `value` is plain JSON, which JSON.stringify
+ * writes as is: plain objects and dense arrays without toJSON, strings, finite numbers,
+ * booleans, null, at most MAX_JSON_DEPTH deep (cycles included). Anything else, or a getter
+ * or proxy that throws, is left to `strictJson`.
  */
-function plainJson(value: unknown): boolean {
+function plainJson(value: unknown): number {
   try {
     return plain(value, 1);
   } catch {
-    return false;
+    return NOT_PLAIN;
   }
 }
 
-function plain(value: unknown, depth: number): boolean {
+function plain(value: unknown, depth: number): number {
   switch (typeof value) {
     case 'string':
     case 'boolean':
-      return true;
+      return PLAIN;
     case 'number':
-      return Number.isFinite(value);
+      return !Number.isFinite(value) ? NOT_PLAIN : Math.abs(value) >= EXACT_LIMIT ? PLAIN_LARGE : PLAIN;
     case 'object':
       break;
     default:
-      return false;
+      return NOT_PLAIN;
   }
-  if (value === null) return true;
-  if (depth > MAX_JSON_DEPTH || typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
+  if (value === null) return PLAIN;
+  if (depth > MAX_JSON_DEPTH || typeof (value as { toJSON?: unknown }).toJSON === 'function') return NOT_PLAIN;
+  let found = PLAIN;
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) if (!plain(value[i], depth + 1)) return false;
-    return true;
+    for (let i = 0; i < value.length; i++) {
+      const item = plain(value[i], depth + 1);
+      if (item === NOT_PLAIN) return NOT_PLAIN;
+      if (item === PLAIN_LARGE) found = PLAIN_LARGE;
+    }
+    return found;
   }
   const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return false;
+  if (proto !== Object.prototype && proto !== null) return NOT_PLAIN;
   for (const key in value) {
     const item = (value as Record<string, unknown>)[key];
     // An undefined property is an absent one, to both ways of writing.
-    if (item !== undefined && !plain(item, depth + 1)) return false;
+    if (item === undefined) continue;
+    const kind = plain(item, depth + 1);
+    if (kind === NOT_PLAIN) return NOT_PLAIN;
+    if (kind === PLAIN_LARGE) found = PLAIN_LARGE;
   }
-  return true;
+  return found;
 }
 
 function strictJson(this: unknown, key: string, value: unknown): unknown {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { ENV, FILE_INPUT, FILE_OUTPUT, MAX_JSON_DEPTH } from '../protocol/constants.js';
 import { Fault, INPUT_FAULTS, TwyltError } from '../protocol/errors.js';
 import { formatPath, type PathSegment } from '../protocol/issues.js';
-import { findInexactInteger, type InexactInteger } from '../protocol/integers.js';
+import { EXACT_LIMIT, findInexactInteger, type InexactInteger } from '../protocol/integers.js';
 import { jsonKind } from '../protocol/record.js';
 import { decodeUtf8Strict } from '../protocol/utf8.js';
 import { takeHandedRequest } from './hooks.js';
@@ -166,26 +166,45 @@ function parseJson(text: string, where: string): unknown {
     const reason = text.startsWith('\uFEFF') ? 'it starts with a byte order mark (BOM)' : (error as Error).message;
     throw new TwyltError('transport', { cause: new Fault('InvalidJSON', `Malformed JSON on ${where}: ${reason}`) });
   }
-  if (!readable(value, 1)) refuseUnreadable(value, where);
-  const inexact = findInexactInteger(text);
-  if (inexact) throw inexactInteger(where, inexact);
+  const found = quickPass(value, 1);
+  if (found === UNREADABLE) refuseUnreadable(value, where);
+  if (found === LARGE) {
+    const inexact = findInexactInteger(text);
+    if (inexact) throw inexactInteger(where, inexact);
+  }
   return value;
 }
 
+/** What the quick pass found, worst last: nothing, a number of 2^53 or more, something unreadable. */
+const FINE = 0;
+const LARGE = 1;
+const UNREADABLE = 2;
+
 /**
- * The quick pass over a parsed value: false when something in it is nested deeper than
- * MAX_JSON_DEPTH or is a number beyond double range. Allocates nothing; its recursion is
- * bounded by that depth. JSON.parse gives plain objects, so for-in sees their own keys.
+ * The quick pass over a parsed value: UNREADABLE when something in it is nested deeper than
+ * MAX_JSON_DEPTH or is a number beyond double range, LARGE when a number may have lost
+ * digits (EXACT_LIMIT). Allocates nothing; its recursion is bounded by that depth.
+ * JSON.parse gives plain objects, so for-in sees their own keys.
  */
-function readable(value: unknown, depth: number): boolean {
-  if (typeof value !== 'object' || value === null) return typeof value !== 'number' || Number.isFinite(value);
-  if (depth > MAX_JSON_DEPTH) return false;
+function quickPass(value: unknown, depth: number): number {
+  if (typeof value === 'number') return !Number.isFinite(value) ? UNREADABLE : Math.abs(value) >= EXACT_LIMIT ? LARGE : FINE;
+  if (typeof value !== 'object' || value === null) return FINE;
+  if (depth > MAX_JSON_DEPTH) return UNREADABLE;
+  let found = FINE;
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) if (!readable(value[i], depth + 1)) return false;
+    for (let i = 0; i < value.length; i++) {
+      const item = quickPass(value[i], depth + 1);
+      if (item === UNREADABLE) return UNREADABLE;
+      if (item === LARGE) found = LARGE;
+    }
   } else {
-    for (const key in value) if (!readable((value as JsonObject)[key], depth + 1)) return false;
+    for (const key in value) {
+      const item = quickPass((value as JsonObject)[key], depth + 1);
+      if (item === UNREADABLE) return UNREADABLE;
+      if (item === LARGE) found = LARGE;
+    }
   }
-  return true;
+  return found;
 }
 
 interface Container {
