@@ -8,27 +8,19 @@
  * The project is a temporary folder outside the repository with tsx in its own
  * node_modules; npm is offline with an empty cache, so nothing else can answer for it.
  */
-import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TwyltClient, UnexpectedExitError } from '../../packages/twylt/src/client/index.js';
-import { npmIsolated, tsProject } from '../support/ts-project.js';
+import { useTsProject } from '../support/ts-project.js';
 import { runTwylt } from '../support/twylt-cli.js';
 
-const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'twylt-call-where-')));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-const NPM_ISOLATED = npmIsolated(scratch);
+const { scratch, npm: NPM_ISOLATED, project } = useTsProject('twylt-call-where-');
 const INPUT = '{"text": "hi"}';
 /** Exchange directories left in `dir`. */
 const leftovers = (dir: string) => readdirSync(dir).filter((name) => name.startsWith('.twylt-call-'));
 
 describe('a TypeScript tool run through tsx, over the file transport', () => {
-  let project: string;
-  beforeAll(() => {
-    project = tsProject(scratch);
-  });
-
   it('twylt call --transport file -- npx tsx tools/run.ts', async () => {
     const run = await runTwylt(['call', '--transport', 'file', '--input', INPUT, '--', 'npx', 'tsx', 'tools/run.ts'], { cwd: project, env: NPM_ISOLATED });
     expect([run.code, run.stderr]).toEqual([0, '']);

@@ -9,20 +9,16 @@
  * the control run from the OS temp dir (`--tmp-root`) shows that npx then finds nothing.
  */
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ConformanceReport } from '../../packages/twylt/src/conformance/index.js';
 import { NO_PYTHON_REASON, fixtures as pythonFixtures, noPython, python } from '../support/python.js';
-import { npmIsolated, tsProject } from '../support/ts-project.js';
+import { useTsProject } from '../support/ts-project.js';
 import { checkReport, runTwylt, twyltBin } from '../support/twylt-cli.js';
 
-const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'twylt-check-command-')));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-
 /** npm may use neither a global tsx nor one from its cache, nor the registry. */
-const NPM_ISOLATED = npmIsolated(scratch);
+const { scratch, npm: NPM_ISOLATED, project } = useTsProject('twylt-check-command-');
 
 const checkJson = (command: string[], cwd: string, extra: string[] = [], env: Record<string, string> = {}) => checkReport(command, extra, { cwd, env });
 
@@ -30,11 +26,6 @@ const failures = (report: ConformanceReport) => report.results.filter((r) => r.s
 const leftovers = (dir: string) => readdirSync(dir).filter((name) => name.startsWith('.twylt-check-'));
 
 describe('a command typed the natural way, in a project with tsx in its own node_modules', () => {
-  let project: string;
-  beforeAll(() => {
-    project = tsProject(scratch);
-  });
-
   it('twylt check -- npx tsx tools/run.ts passes, every run in a fresh directory inside the project', async () => {
     const { code, report } = await checkJson(['npx', 'tsx', 'tools/run.ts'], project, ['--timeout', '60000'], NPM_ISOLATED);
     expect(failures(report)).toEqual([]);

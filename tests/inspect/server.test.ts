@@ -7,6 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitGone } from '../support/processes.js';
 import { NO_PYTHON_REASON, noPython, pythonTool } from '../support/python.js';
@@ -24,8 +25,9 @@ const json = (reply: Reply) => JSON.parse(reply.body);
 
 beforeAll(async () => {
   // Commands by paths relative to their working directory: the file transport runs a tool in
-  // a fresh directory, so it also proves they were made absolute.
-  writeFileSync(join(dir, 'sleeper.mjs'), readFileSync(sleeper));
+  // a fresh directory, so it also proves they were made absolute. (The sleeper itself stays
+  // where its shared wire module is.)
+  writeFileSync(join(dir, 'sleeper.mjs'), `import ${JSON.stringify(pathToFileURL(sleeper).href)};\n`);
   const tools: object[] = [
     { command: ['node', 'sleeper.mjs'], env: { SLEEPER_LOG: log, SLEEPER_TAG: 'inspected' } },
     { command: ['node', 'tests/inspect/fixtures/shapes.mjs'], cwd: repoRoot },

@@ -4,8 +4,10 @@
  * the repository). NPM_ISOLATED points npm's global prefix and cache at empty folders and
  * makes it offline, so no global or cached tsx can answer for the project's.
  */
-import { cpSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { repoRoot } from './twylt-cli.js';
 
 /** The environment for npm inside `scratch`: offline, with an empty prefix and cache. */
@@ -32,4 +34,15 @@ export function tsProject(scratch: string): string {
   const npm = npmIsolated(scratch);
   for (const npmDir of [npm.npm_config_prefix!, npm.npm_config_cache!]) mkdirSync(npmDir, { recursive: true });
   return dir;
+}
+
+/**
+ * For a test file: a scratch folder named `prefix...` (removed after the file's tests), npm's
+ * environment isolated in it, and the project inside it, made before the file's tests.
+ */
+export function useTsProject(prefix: string): { scratch: string; npm: Record<string, string>; project: string } {
+  const scratch = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  beforeAll(() => void tsProject(scratch));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+  return { scratch, npm: npmIsolated(scratch), project: join(scratch, 'ts-project') };
 }
