@@ -3,7 +3,8 @@
  * record the page shows. A request names a configured tool; there is no way to name a
  * command, so the page can run nothing but the tools the inspector was started with.
  */
-import { parseJson, JsonNumber } from '../client/json.js';
+import { JsonNumber } from '../client/json.js';
+import { parseBoundedJson } from '../server/body.js';
 import { schemaValidator } from '../client/schema-check.js';
 import { ToolError, TwyltClientError, UnexpectedExitError } from '../client/errors.js';
 import { TRANSPORTS } from '../client/types.js';
@@ -64,7 +65,7 @@ export function parseDescribeRequest(body: string, tools: ReadonlyMap<string, De
 function parseObject(body: string, fields: readonly string[]): Record<string, unknown> {
   let value: unknown;
   try {
-    value = parseJson(body, 'text');
+    value = parseBoundedJson(body);
   } catch (error) {
     throw new HttpError(400, `the request body is not JSON: ${(error as Error).message}`);
   }
