@@ -146,8 +146,8 @@ async function checkOutput(tool: DescribedTool, text: string): Promise<{ path: s
 }
 
 /** One describe mode, as the page shows it: `brief` as printed, the rest indented, numbers kept. */
-export async function runDescribe(tool: DescribedTool, mode: DescribeMode): Promise<DescribeResponse> {
+export async function runDescribe(tool: DescribedTool, mode: DescribeMode, signal?: AbortSignal): Promise<DescribeResponse> {
   const client = tool.runner.client;
-  const text = mode === 'brief' ? await client.describe('brief') : formatJson(await client.describe(mode, { numbers: 'text' }));
+  const text = mode === 'brief' ? await client.describe('brief', { signal }) : formatJson(await client.describe(mode, { numbers: 'text', signal }));
   return { tool: tool.name, mode, text };
 }
