@@ -5,7 +5,7 @@
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isJSONRPCErrorResponse, isJSONRPCResultResponse } from '@modelcontextprotocol/sdk/types.js';
+import { isJSONRPCErrorResponse, isJSONRPCResultResponse, type JSONRPCNotification, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 
 export interface Exchange {
   close(): void;
@@ -38,8 +38,10 @@ export function openExchange(server: Server, transport: StreamableHTTPServerTran
       if (open.size === 0) return close();
       cancelled = true;
       // Handed to this exchange's own server, as if it had come with the batch: the SDK aborts
-      // that request's handler (and so its tool) and sends no answer for it.
-      transport.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, ...(reason === undefined ? {} : { reason }) } } as never);
+      // that request's handler (and so its tool) and sends no answer for it. (An id the SDK
+      // refused, neither string nor number, has no handler: the cancel then does nothing.)
+      const notification: JSONRPCNotification = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: requestId as RequestId, ...(typeof reason === 'string' ? { reason } : {}) } };
+      transport.onmessage?.(notification);
     },
   };
 }
