@@ -171,8 +171,9 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
 
     const server: Server = createServer(tools, { log: mcpLog, limiter, onCall });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    const exchange = openExchange(server, transport, messages.flatMap((m) => (idOf(m) === undefined ? [] : [idOf(m)])));
-    const keys = typeof session === 'string' ? messages.flatMap((m) => (idOf(m) === undefined ? [] : [cancelKey(session, idOf(m))])) : [];
+    const ids = messages.flatMap((m) => (idOf(m) === undefined ? [] : [idOf(m)]));
+    const exchange = openExchange(server, transport, ids);
+    const keys = typeof session === 'string' ? ids.map((id) => cancelKey(session, id)) : [];
     exchanges.add(exchange);
     for (const key of keys) cancellable.set(key, exchange);
     // The answer is sent, or the client went away: either way this exchange is over, and
