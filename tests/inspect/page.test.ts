@@ -95,8 +95,9 @@ describe.skipIf(noChromium)(`the page in Chromium${noChromium ? ` (${NO_CHROMIUM
     expect(entries[1]).toContain('shapes');
     if (!noPython) expect(entries[2]).toMatch(/py_echo.*1\.2\.0.*Repeat a text.*TWYLT 1\.8 · pip requirements\.txt/s);
     expect(page.url()).toBe(`${inspect.origin}/`);
-    // The token lives in an HttpOnly cookie: the page's scripts cannot read it.
+    // No cookie at all: the token stays in this tab, sent as a header to this server only.
     expect(await page.evaluate('document.cookie')).toBe('');
+    expect(await page.context().cookies()).toEqual([]);
   });
 
   it('fills a form with nested objects and arrays, calls, and shows the output pretty and raw (the tool\'s exact text)', async () => {
@@ -221,7 +222,7 @@ describe.skipIf(noChromium)(`the page in Chromium${noChromium ? ` (${NO_CHROMIUM
     const [response] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/api/call')), history().getByRole('button', { name: 'Re-run call #1' }).click()]);
     const record = (await response.json()) as { id: number; input: string; ok: boolean };
     await until(async () => expect(await entries.count()).toBe(before + 1));
-    const first = await (await page.request.get(`${inspect.origin}/api/history`)).json();
+    const first = await (await page.request.get(`${inspect.origin}/api/history`, { headers: { authorization: `Bearer ${inspect.token}` } })).json();
     expect(record.input).toBe(first.calls[0].input);
     expect(record.ok).toBe(true);
     expect(await field('name').inputValue()).toBe('Ada');

@@ -1,7 +1,7 @@
 /**
  * `twylt inspect` as a real process for the tests: started on 127.0.0.1 with port 0 and
  * --no-open, its link read from stderr; plain HTTP requests with full control of Host,
- * Origin and cookies; and Debian's Chromium, when installed, driven by playwright-core.
+ * Origin and the other headers; and Debian's Chromium, when installed, driven by playwright-core.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -24,7 +24,7 @@ export interface Inspect {
   stop(): Promise<{ code: number | null; stderr: string }>;
 }
 
-const LINK = /^twylt inspect: (http:\/\/127\.0\.0\.1:(\d+))\/\?token=([\w-]+)$/m;
+const LINK = /^twylt inspect: (http:\/\/127\.0\.0\.1:(\d+))\/#token=([\w-]+)$/m;
 
 /** Start `twylt inspect --no-open --port 0 <args>` and wait for its link (30 s at most). */
 export function startInspect(args: string[], env: Record<string, string> = {}, options: { open?: boolean } = {}): Promise<Inspect> {
@@ -48,7 +48,7 @@ export function startInspect(args: string[], env: Record<string, string> = {}, o
       const [, origin, port, token] = found;
       resolve({
         child,
-        url: `${origin}/?token=${token}`,
+        url: `${origin}/#token=${token}`,
         origin: origin!,
         token: token!,
         port: Number(port),

@@ -31,14 +31,14 @@ export function bridgeEnv(): Record<string, string> {
   return env;
 }
 
-/** Start `twylt-mcp ARGS...` over stdio and connect a client to it. */
-export async function startBridge(args: readonly string[]): Promise<Bridge> {
+/** Start `twylt-mcp ARGS...` over stdio, `env` added to bridgeEnv(), and connect a client to it. */
+export async function startBridge(args: readonly string[], env: Record<string, string> = {}): Promise<Bridge> {
   if (!existsSync(BRIDGE_CLI)) throw new Error(`${BRIDGE_CLI} is missing: run npm run build first`);
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BRIDGE_CLI, ...args],
     cwd: ROOT,
-    env: bridgeEnv(),
+    env: { ...bridgeEnv(), ...env },
     stderr: 'pipe',
   });
   let stderr = '';

@@ -13,10 +13,11 @@ import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { hasJsonNumber, parseJson } from 'twylt/client';
-import { BodyTooLargeError, DEFAULT_HOST, assertSafeBind, checkAccess, hostPort, hostsFor, listen, readBody, type AccessPolicy } from 'twylt/server';
+import { hasJsonNumber } from 'twylt/client';
+import { BodyTooLargeError, DEFAULT_HOST, assertSafeBind, checkAccess, hostPort, hostsFor, listen, parseBoundedJson, readBody, type AccessPolicy } from 'twylt/server';
 import { CallLimiter, isRecord, type ToolEntry } from 'twylt/toolset';
 import { normalizeOrigin } from './args.js';
+import { openExchange, type Exchange } from './exchange.js';
 import { invalidParamsAnswer } from './invalid-params.js';
 import { stderrEventLog, stderrLog, type EventLog } from './log.js';
 import type { CallRecord } from './outcome.js';
@@ -76,11 +77,6 @@ export interface HttpBridge {
   close(graceMs?: number): Promise<void>;
 }
 
-/** One POST in progress: what to close to abort it. */
-interface Exchange {
-  close(): void;
-}
-
 /**
  * Check the binding, describe every tool (rejecting with a StartupError when one cannot be
  * served), then listen. Nothing is spawned before the binding is known to be safe.
@@ -108,7 +104,7 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
   let corsOrigins: ReadonlySet<string> = new Set();
 
   const refuse = (request: IncomingMessage, response: ServerResponse, status: number, code: number, reason: string, headers: Record<string, string> = {}) => {
-    events('refused', { status, reason, method: request.method, path: pathOf(request), remote: request.socket.remoteAddress });
+    events('refused', { status, reason, method: request.method, path: pathOf(request), remote: remoteOf(request) });
     sendError(response, status, code, reason, headers);
   };
 
@@ -149,38 +145,35 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
     let message: unknown;
     try {
       // A caller's numbers reach the tool as written (2^53 and beyond, 1.0), ADR 0009.
-      message = exactArguments(parseJson(body, 'text'));
+      message = exactArguments(parseBoundedJson(body));
     } catch (error) {
       return refuse(request, response, 400, PARSE_ERROR, `Parse error: ${(error as Error).message}`);
     }
 
     // Gone while its body was read: nothing to answer, and no 'close' is coming to clean up.
-    if (request.socket.destroyed) return;
+    if (request.socket?.destroyed !== false) return;
     // A request sound but for its params (`"_meta": 5`): answered here with -32602 under its
     // id, as over stdio, where the SDK would refuse the whole body as unparsable (-32700).
     const invalid = Array.isArray(message) ? undefined : invalidParamsAnswer(message);
     if (invalid) {
-      events('refused', { status: 200, reason: invalid.error.message, method: request.method, path, remote: request.socket.remoteAddress });
+      events('refused', { status: 200, reason: invalid.error.message, method: request.method, path, remote: remoteOf(request) });
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(invalid));
       return;
     }
     const messages = Array.isArray(message) ? message : [message];
     const session = request.headers[SESSION_HEADER];
     for (const cancel of messages.filter((m) => methodOf(m) === 'notifications/cancelled')) {
-      cancellable.get(cancelKey(session, (cancel as { params?: { requestId?: unknown } }).params?.requestId))?.close();
+      const { requestId, reason } = (cancel as { params?: { requestId?: unknown; reason?: unknown } }).params ?? {};
+      cancellable.get(cancelKey(session, requestId))?.cancel(requestId, reason);
     }
     // The correlation id that lets a later cancel find this client's calls; nothing keeps it.
     if (messages.some((m) => methodOf(m) === 'initialize')) response.setHeader(SESSION_HEADER, randomUUID());
 
     const server: Server = createServer(tools, { log: mcpLog, limiter, onCall });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    const exchange: Exchange = {
-      close: () => {
-        void transport.close();
-        void server.close();
-      },
-    };
-    const keys = typeof session === 'string' ? messages.flatMap((m) => (idOf(m) === undefined ? [] : [cancelKey(session, idOf(m))])) : [];
+    const ids = messages.flatMap((m) => (idOf(m) === undefined ? [] : [idOf(m)]));
+    const exchange = openExchange(server, transport, ids);
+    const keys = typeof session === 'string' ? ids.map((id) => cancelKey(session, id)) : [];
     exchanges.add(exchange);
     for (const key of keys) cancellable.set(key, exchange);
     // The answer is sent, or the client went away: either way this exchange is over, and
@@ -294,6 +287,11 @@ function pathOf(request: IncomingMessage): string {
   } catch {
     return '';
   }
+}
+
+/** The client's address; Node drops a request's socket once the request is destroyed. */
+function remoteOf(request: IncomingMessage): string | undefined {
+  return request.socket?.remoteAddress;
 }
 
 function methodOf(message: unknown): unknown {

@@ -5,5 +5,5 @@
  */
 export { checkAccess, createToken, hostPort, hostsFor, isLoopback, originsFor, tokenMatches, tokenOf } from './access.js';
 export type { AccessPolicy, Refusal } from './access.js';
-export { BodyTooLargeError, readBody } from './body.js';
+export { BodyTooLargeError, MAX_JSON_DEPTH, parseBoundedJson, readBody } from './body.js';
 export { DEFAULT_HOST, assertSafeBind, listen, parseListenAddress } from './listen.js';

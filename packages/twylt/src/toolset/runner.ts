@@ -11,6 +11,12 @@ import type { ToolSpec, Transport } from '../client/types.js';
 import { DESCRIBE_KEY } from '../protocol/constants.js';
 import type { ToolEntry } from './entry.js';
 
+/**
+ * The prefix of a consumer's own settings (twylt-mcp's token, its OAuth client credentials):
+ * credentials of the consumer, never the tool's, so none is passed on to a tool process.
+ */
+const CONSUMER_ENV_PREFIX = 'TWYLT_MCP_';
+
 /** A call must never turn into a describe request: the key is TWYLT's, refused before any run. */
 const RESERVED_DESCRIBE: SchemaIssue = { path: `/${DESCRIBE_KEY}`, message: 'is reserved by TWYLT for describe requests', keyword: 'not' };
 
@@ -46,6 +52,8 @@ export function createRunner(entry: ToolEntry, defaults: RunnerDefaults = {}, sp
   const client = new TwyltClient(resolveCommand(entry.command, entry.cwd ?? process.cwd()), {
     cwd: entry.cwd,
     env: {
+      // The consumer's own settings stay with it; what the entry itself sets reaches the tool.
+      ...consumerSettings(),
       ...entry.env,
       // The consumer must be able to read every failure, and a call must never turn into a
       // describe request because the consumer itself was started with INPUT_DESCRIBE set.
@@ -71,4 +79,9 @@ export function createRunner(entry: ToolEntry, defaults: RunnerDefaults = {}, sp
       });
     },
   };
+}
+
+/** Every CONSUMER_ENV_PREFIX variable of this process, each set to undefined (removed). */
+function consumerSettings(): Record<string, undefined> {
+  return Object.fromEntries(Object.keys(process.env).flatMap((name) => (name.startsWith(CONSUMER_ENV_PREFIX) ? [[name, undefined]] : [])));
 }

@@ -23,9 +23,11 @@ the exit code, stage, stderr and duration. The calls of the session are kept in 
 each one re-runnable.
 
 The page's link, with its per-run token, is printed on stderr:
-  twylt inspect: http://127.0.0.1:PORT/?token=...
-Only requests with that token, for the server's own Host and from its own page (Origin)
-are served; the page runs only the tools given here, never a command it is sent.
+  twylt inspect: http://127.0.0.1:PORT/#token=...
+The page keeps the token in its tab and sends it as a header, never in a cookie (other
+servers on this machine get no credential). Only requests with that token, for the
+server's own Host and from its own page (Origin) are served; the page runs only the tools
+given here, never a command it is sent.
 
 Options:
   --config FILE   tools from a JSON file, the format twylt-mcp reads:
@@ -111,7 +113,7 @@ export const command: Command = {
     const [{ startInspector }, { openBrowser }] = await Promise.all([import('../../inspect/server.js'), import('../../inspect/browser.js')]);
     let inspector;
     try {
-      inspector = await startInspector({ tools, reload: () => describe(), host, port, defaultTimeoutMs: timeoutMs, log: say });
+      inspector = await startInspector({ tools, reload: describe, host, port, defaultTimeoutMs: timeoutMs, log: say });
     } catch (error) {
       say(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
       return CLI_EXIT.failed;
