@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, type JWK } from 'jose';
+import { exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
 import { Provider } from 'oidc-provider';
 
 /** The scopes an access token for the bridge may carry. */

@@ -129,7 +129,7 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
     throw new StartupError(`give --auth-resource URL, the URL clients reach this server at (every token's audience), when listening on ${host}`);
   }
   try {
-    assertSafeBind(host, options.token !== undefined || oauth !== undefined, 'set TWYLT_MCP_TOKEN, give --token-file FILE or --auth-issuer URL');
+    assertSafeBind(host, options.token !== undefined || oauth !== undefined, 'set TWYLT_MCP_TOKEN or give --token-file FILE (or use OAuth: --auth-issuer URL)');
   } catch (error) {
     throw new StartupError((error as Error).message);
   }
