@@ -7,12 +7,7 @@ import { isLoopback } from '../access.js';
  * says why not.
  */
 export function authServerUrl(text: string): URL {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new RangeError(`${JSON.stringify(text)} is not a URL`);
-  }
+  const url = absoluteUrl(text);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
     throw new RangeError(`${JSON.stringify(text)} must be an https URL (http only on a loopback address): tokens and keys must not travel in clear text`);
   }
@@ -22,14 +17,16 @@ export function authServerUrl(text: string): URL {
 
 /** `text` as a resource URL (RFC 8707): absolute, no fragment. */
 export function resourceUrl(text: string): string {
-  let url: URL;
+  if (absoluteUrl(text).hash) throw new RangeError(`${JSON.stringify(text)} must not have a fragment`);
+  return text;
+}
+
+function absoluteUrl(text: string): URL {
   try {
-    url = new URL(text);
+    return new URL(text);
   } catch {
     throw new RangeError(`${JSON.stringify(text)} is not a URL`);
   }
-  if (url.hash) throw new RangeError(`${JSON.stringify(text)} must not have a fragment`);
-  return text;
 }
 
 /** The well-known path of Protected Resource Metadata (RFC 9728). */
