@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { SignJWT, base64url, generateKeyPair, type CryptoKey } from 'jose';
@@ -225,6 +226,20 @@ describe('the issuer’s keys', () => {
 });
 
 describe('the MCP SDK’s OAuth client', () => {
+  it('client credentials: gets its token by itself, and calls the tools its scopes grant', async () => {
+    // The SDK asks for the scopes its client metadata names (not those of a 401 or 403).
+    const provider = new ClientCredentialsProvider({ clientId: CLIENTS.machine.id, clientSecret: CLIENTS.machine.secret, scope: 'mcp tools:sleeper', expectedIssuer: as.issuer });
+    const client = new Client({ name: 'oauth-machine', version: '0.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(bridge.url), { authProvider: provider }));
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['sleeper']);
+    const before = lineCount(starts);
+    const result = await client.callTool({ name: 'sleeper', arguments: { action: 'wait', note: 'by itself' } });
+    expect(result.structuredContent).toMatchObject({ note: 'by itself' });
+    expect(lineCount(starts)).toBe(before + 1);
+    tokensSeen.push(provider.tokens()!.access_token);
+    await client.close();
+  });
+
   it('signs in (authorization code with PKCE), steps up to a tool’s scope when refused, and calls it', async () => {
     const provider = new TestOAuthClient();
     const first = new StreamableHTTPClientTransport(new URL(bridge.url), { authProvider: provider });
