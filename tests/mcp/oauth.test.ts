@@ -272,7 +272,7 @@ describe('the log', () => {
     await callSleeper(await machineToken('mcp tools:sleeper'));
     await waitFor(() => bridge.events().some((event) => event.event === 'call' && event.client_id === 'machine'), 'a call line of the machine client');
     expect(bridge.events().find((event) => event.event === 'call' && event.client_id === 'machine')).toMatchObject({ sub: 'machine', client_id: 'machine' });
-    expect(tokensSeen.length).toBeGreaterThan(10);
+    expect(tokensSeen.length).toBeGreaterThan(0);
     const log = bridge.stderr();
     for (const token of tokensSeen) {
       // The signature is the secret part of a JWT; an opaque token is secret as a whole.
