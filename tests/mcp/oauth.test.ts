@@ -9,7 +9,7 @@
  * flow with PKCE, step-up included; and the call log, which names the caller, never the token.
  */
 import { createPublicKey } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -278,6 +278,28 @@ describe('the log', () => {
       // The signature is the secret part of a JWT; an opaque token is secret as a whole.
       expect(log).not.toContain(token.split('.').at(-1) || token);
     }
+  });
+});
+
+describe('a tool never sees the token', () => {
+  it.skipIf(!existsSync('/proc/self/environ'))('neither in its environment nor in its arguments (read from /proc while it runs; skipped without /proc)', async () => {
+    const token = await machineToken('mcp tools:sleeper');
+    const pidFile = join(dir, 'seen.pid');
+    const release = join(dir, 'seen.release');
+    const call = rawRequest(bridge.url, {
+      headers: { ...MCP_HEADERS, authorization: `Bearer ${token}` },
+      body: toolsCall(1, 'sleeper', { action: 'wait', pid_file: pidFile, release_file: release }),
+    });
+    await waitFor(() => existsSync(pidFile), 'the sleeper to write its pid', 20_000);
+    const pid = readFileSync(pidFile, 'utf8');
+    const environment = readFileSync(`/proc/${pid}/environ`, 'utf8');
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    writeFileSync(release, '');
+    expect((await call).status).toBe(200);
+    expect(argv).toContain('release_file'); // what it was given: its input, as its argument
+    const signature = token.split('.').at(-1)!;
+    expect(environment).not.toContain(signature);
+    expect(argv).not.toContain(signature);
   });
 });
 
