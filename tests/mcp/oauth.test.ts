@@ -319,13 +319,23 @@ describe('the command line', () => {
     expect(lineCount(join(dir, 'cli-starts.log'))).toBe(0);
   });
 
-  it('an http issuer beyond loopback, and --auth-* options without --auth-issuer, are usage errors', async () => {
+  it('an http issuer beyond loopback, --auth-* options without --auth-issuer, a half or unreadable introspection client: usage errors', async () => {
     const plain = await bridgeRun(['--http', '127.0.0.1:0', '--auth-issuer', 'http://sso.example.com/realms/acme', ...tools(SLEEPER)]);
     expect(plain.code).toBe(2);
     expect(plain.stderr).toContain('must be an https URL');
     const stray = await bridgeRun(['--http', '127.0.0.1:0', '--auth-scope', 'mcp', ...tools(SLEEPER)]);
     expect(stray.code).toBe(2);
     expect(stray.stderr).toContain('--auth-scope needs --auth-issuer URL');
+    const half = await bridgeRun(['--http', '127.0.0.1:0', '--auth-issuer', as.issuer, '--auth-introspection', `${as.issuer}/token/introspection`, ...tools(SLEEPER)]);
+    expect(half.code).toBe(2);
+    expect(half.stderr).toContain('--auth-introspection and --auth-client-file go together');
+    const badClient = join(dir, 'bad-client.json');
+    // The secret alone, not JSON: JSON.parse's own message would quote it.
+    writeFileSync(badClient, 'a-secret-never-shown');
+    const unreadable = await bridgeRun(['--http', '127.0.0.1:0', '--auth-issuer', as.issuer, '--auth-introspection', `${as.issuer}/token/introspection`, '--auth-client-file', badClient, ...tools(SLEEPER)]);
+    expect(unreadable.code).toBe(2);
+    expect(unreadable.stderr).toContain('must hold {"client_id": "...", "client_secret": "..."}');
+    expect(unreadable.stderr).not.toContain('a-secret-never-shown');
   });
 
   it('an issuer that cannot be discovered stops the start (exit 1), saying where it looked', async () => {
