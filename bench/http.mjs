@@ -23,7 +23,7 @@ import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { BRIDGE, startHttpBridge } from './lib/bridge.mjs';
+import { BRIDGE, percentile, startBridge } from './lib/bridge.mjs';
 import { directCall } from './lib/direct.mjs';
 import { benchFlags, usageError } from './lib/flags.mjs';
 import { median } from './lib/measure.mjs';
@@ -102,10 +102,6 @@ async function round(workers, total, call) {
   return { latencies, wallMs: Number(process.hrtime.bigint() - started) / 1e6 };
 }
 
-function percentile(values, p) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
 
 const echoCall = (client) => async () => {
   const result = await client.callTool({ name: 'echo', arguments: INPUT });
@@ -116,7 +112,7 @@ const spawnCall = async () => {
   if (output.text !== INPUT.text) throw new Error(`wrong output: ${JSON.stringify(output)}`);
 };
 
-const bridge = await startHttpBridge(['--max-concurrency', String(Math.max(...clientCounts)), '--max-queue', '1000', '--', ...TOOL]);
+const bridge = await startBridge(['--max-concurrency', String(Math.max(...clientCounts)), '--max-queue', '1000', '--', ...TOOL]);
 const results = [];
 let cutShort = false;
 try {

@@ -12,7 +12,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { BRIDGE, startHttpBridge } from './lib/bridge.mjs';
+import { BRIDGE, startBridge } from './lib/bridge.mjs';
 import { benchFlags, usageError } from './lib/flags.mjs';
 import { median } from './lib/measure.mjs';
 
@@ -38,7 +38,7 @@ const BODIES = {
 };
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
-const bridge = await startHttpBridge(['--', ...TOOL]);
+const bridge = await startBridge(['--', ...TOOL]);
 const url = bridge.url;
 const health = url.replace(/\/mcp$/, '/healthz');
 

@@ -1,17 +1,14 @@
-/** `twylt-mcp --http` for a benchmark: the built bridge on 127.0.0.1, a port the OS picks. */
+/** `twylt-mcp --http` for the benchmarks: started on 127.0.0.1 (a port the OS picks) with a clean environment. */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 export const BRIDGE = join(new URL('../..', import.meta.url).pathname, 'packages/twylt-mcp/dist/cli.js');
 
-/**
- * Start the bridge with `args` after `--http 127.0.0.1:0`, in an environment without the
- * switches that change how tools answer; resolves with its URL and a stop function.
- */
-export async function startHttpBridge(args) {
+/** `twylt-mcp --http 127.0.0.1:0 ARGS...`; resolves with its URL and a stop function. */
+export async function startBridge(args, extraEnv = {}) {
   const env = { ...process.env };
   for (const key of Object.keys(env)) if (key === 'NODE_OPTIONS' || key.startsWith('TWYLT_') || key.startsWith('TOOLSPEC_')) delete env[key];
-  const child = spawn(process.execPath, [BRIDGE, '--http', '127.0.0.1:0', ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [BRIDGE, '--http', '127.0.0.1:0', ...args], { env: { ...env, ...extraEnv }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   const url = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the bridge did not start within 30 s:\n${stderr}`)), 30_000);
@@ -34,4 +31,10 @@ export async function startHttpBridge(args) {
         child.kill('SIGTERM');
       }),
   };
+}
+
+/** The p-th percentile (nearest rank) of `values`. */
+export function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }

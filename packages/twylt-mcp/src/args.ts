@@ -5,7 +5,7 @@
  *   twylt-mcp [--config FILE]... [--timeout MS] [--max-output-bytes N] [--max-message-bytes N] [--http [HOST:]PORT ...] [-- CMD [ARG...]]...
  */
 import { parseArgs } from 'node:util';
-import { parseListenAddress } from 'twylt/server';
+import { authServerUrl, parseListenAddress, resourceUrl } from 'twylt/server';
 import { splitArgv, UsageError } from 'twylt/toolset';
 
 export interface CliPlan {
@@ -38,6 +38,18 @@ export interface HttpPlan {
   maxBodyBytes?: number;
   graceMs?: number;
   logInput: boolean;
+  /** OAuth 2.1 resource server mode (--auth-issuer); the client file is read by the caller. */
+  auth?: AuthPlan;
+}
+
+export interface AuthPlan {
+  issuer: string;
+  resource?: string;
+  scopes: string[];
+  introspection?: string;
+  clientFile?: string;
+  toolScopes: boolean;
+  jwksCooldownMs?: number;
 }
 
 export const USAGE = `Usage: twylt-mcp [options] -- COMMAND [ARG...] [-- COMMAND [ARG...]]...
@@ -82,13 +94,33 @@ HTTP mode:
   --log-input              put each call's arguments into its log line (they may hold
                            secrets; off by default)
 
+OAuth 2.1 (HTTP mode, instead of a token):
+  --auth-issuer URL        accept access tokens of this authorization server (https,
+                           or http on loopback); publishes /.well-known/oauth-protected-
+                           resource; not with --token-file or TWYLT_MCP_TOKEN
+  --auth-resource URL      this server's URL as clients reach it, which every token's
+                           audience must name (default http://HOST:PORT/mcp, on
+                           loopback only)
+  --auth-scope SCOPE       a scope every token must grant; repeatable
+  --auth-tool-scopes       a tool needs the scope tools:NAME or tools:*; tools/list shows
+                           a caller only the tools it may call
+  --auth-introspection URL check opaque tokens at this RFC 7662 endpoint
+  --auth-client-file FILE  the introspection client's credentials:
+                           {"client_id": "...", "client_secret": "..."}
+  --auth-jwks-cooldown-ms MS
+                           after fetching the issuer's keys, how long a token with an
+                           unknown key id waits before it may fetch them again
+                           (default 30000)
+
 Examples:
   twylt-mcp -- python3 tools/echo/tool.py -- node build/examples/echo/tool.js
   TWYLT_MCP_TOKEN=... twylt-mcp --http 0.0.0.0:8080 --config tools.json
 `;
 
 /** Options that only mean something with --http. */
-const HTTP_ONLY = ['token-file', 'allow-origin', 'allow-host', 'max-body-bytes', 'grace-ms', 'log-input'] as const;
+const HTTP_ONLY = ['token-file', 'allow-origin', 'allow-host', 'max-body-bytes', 'grace-ms', 'log-input', 'auth-issuer'] as const;
+/** Options that only mean something with --auth-issuer. */
+const AUTH_ONLY = ['auth-resource', 'auth-scope', 'auth-tool-scopes', 'auth-introspection', 'auth-client-file', 'auth-jwks-cooldown-ms'] as const;
 
 export function parseCli(argv: readonly string[]): CliPlan {
   let split;
@@ -113,6 +145,13 @@ export function parseCli(argv: readonly string[]): CliPlan {
         'max-body-bytes': { type: 'string' },
         'grace-ms': { type: 'string' },
         'log-input': { type: 'boolean' },
+        'auth-issuer': { type: 'string' },
+        'auth-resource': { type: 'string' },
+        'auth-scope': { type: 'string', multiple: true },
+        'auth-tool-scopes': { type: 'boolean' },
+        'auth-introspection': { type: 'string' },
+        'auth-client-file': { type: 'string' },
+        'auth-jwks-cooldown-ms': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'V' },
       },
@@ -150,14 +189,44 @@ export function parseCli(argv: readonly string[]): CliPlan {
       graceMs: wholeNumber('--grace-ms', values['grace-ms']),
       logInput: values['log-input'] ?? false,
     };
+    if (values['auth-issuer'] !== undefined) {
+      if (values['token-file'] !== undefined) throw new UsageError('give either --token-file or --auth-issuer, not both');
+      const introspection = values['auth-introspection'];
+      const clientFile = values['auth-client-file'];
+      if ((introspection === undefined) !== (clientFile === undefined)) throw new UsageError('--auth-introspection and --auth-client-file go together');
+      plan.http.auth = {
+        issuer: checkedUrl('--auth-issuer', values['auth-issuer'], authServerUrl),
+        resource: values['auth-resource'] === undefined ? undefined : checkedUrl('--auth-resource', values['auth-resource'], resourceUrl),
+        scopes: values['auth-scope'] ?? [],
+        introspection: introspection === undefined ? undefined : checkedUrl('--auth-introspection', introspection, authServerUrl),
+        clientFile,
+        toolScopes: values['auth-tool-scopes'] ?? false,
+        jwksCooldownMs: wholeNumber('--auth-jwks-cooldown-ms', values['auth-jwks-cooldown-ms']),
+      };
+      const scope = plan.http.auth.scopes.find((word) => !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(word));
+      if (scope !== undefined) throw new UsageError(`--auth-scope: ${JSON.stringify(scope)} is not a scope (printable characters, no space, quote or backslash)`);
+    } else {
+      const stray = AUTH_ONLY.find((option) => values[option] !== undefined);
+      if (stray) throw new UsageError(`--${stray} needs --auth-issuer URL`);
+    }
   } else {
-    const stray = HTTP_ONLY.find((option) => values[option] !== undefined);
+    const stray = [...HTTP_ONLY, ...AUTH_ONLY].find((option) => values[option] !== undefined);
     if (stray) throw new UsageError(`--${stray} needs --http [HOST:]PORT`);
   }
   if (!plan.help && !plan.version && plan.configs.length === 0 && plan.commands.length === 0) {
     throw new UsageError('no tools given: put "-- COMMAND..." after the options, or use --config FILE');
   }
   return plan;
+}
+
+/** `text` checked by `check` (which throws a RangeError), as a usage error naming the option. */
+function checkedUrl(option: string, text: string, check: (text: string) => unknown): string {
+  try {
+    check(text);
+  } catch (error) {
+    throw new UsageError(`${option}: ${(error as Error).message}`);
+  }
+  return text;
 }
 
 function positiveInteger(option: string, text: string | undefined): number | undefined {

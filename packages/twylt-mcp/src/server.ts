@@ -40,6 +40,8 @@ export interface ServerOptions {
   limiter?: CallLimiter;
   /** Told of every finished tools/call, once (a structured log, metrics), instead of `log`. */
   onCall?: (record: CallRecord) => void;
+  /** Which tools this server's caller may see and call (default: all); the others do not exist for it. */
+  mayCall?: (tool: string) => boolean;
 }
 
 /**
@@ -49,14 +51,15 @@ export interface ServerOptions {
 let sharedValidator: AjvJsonSchemaValidator | undefined;
 
 export function createServer(tools: readonly BridgeTool[], options: ServerOptions = {}): Server {
-  const { log = () => {}, limiter, onCall } = options;
+  const { log = () => {}, limiter, onCall, mayCall = () => true } = options;
   const logCall = onCall ? () => {} : log;
-  const byName = new Map(tools.map((tool) => [tool.definition.name, tool]));
+  const visible = tools.filter((tool) => mayCall(tool.definition.name));
+  const byName = new Map(visible.map((tool) => [tool.definition.name, tool]));
   const server = new BridgeServer({ name: 'twylt-mcp', version }, { capabilities: { tools: {} }, jsonSchemaValidator: (sharedValidator ??= new AjvJsonSchemaValidator()) });
   // Messages the SDK cannot handle (malformed JSON-RPC, say) are dropped; say so.
   server.onerror = (error) => log(`MCP: ${error.message}`);
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((tool) => tool.definition) }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: visible.map((tool) => tool.definition) }));
 
   server.setRequestHandler(CallRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: args = {} } = request.params;
