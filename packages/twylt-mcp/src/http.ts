@@ -190,6 +190,10 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
       for (const key of keys) if (cancellable.get(key) === exchange) cancellable.delete(key);
       exchange.close();
     });
+    // The status line leaves with the answer, not before it (the SDK flushes an event stream's
+    // headers at once): if this replica dies mid-call, a load balancer can still answer 502,
+    // which a client reports at once, where after a 200 it waits out its own time-out.
+    response.flushHeaders = () => {};
     await server.connect(transport);
     await transport.handleRequest(request, response, message);
   }
