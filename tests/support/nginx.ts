@@ -107,7 +107,9 @@ ${httpBlock}
   while (!(await accepts(port))) {
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`nginx did not start on 127.0.0.1:${port}:\n${stderr}\n${read('error.log')}`);
+      const log = read('error.log');
+      rmSync(dir, { recursive: true, force: true });
+      throw new Error(`nginx did not start on 127.0.0.1:${port}:\n${stderr}\n${log}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
