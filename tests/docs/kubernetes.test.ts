@@ -58,8 +58,8 @@ describe('the Kubernetes example', () => {
   it('the schema check does fail on a broken manifest', () => {
     const broken = manifests(text.replace('terminationGracePeriodSeconds: 40', 'terminationGracePeriodSeconds: "forty"'));
     expect(() => validateAll(broken)).toThrow(/terminationGracePeriodSeconds/);
-    const noPort = manifests(text.replace(/port: \{ name: http \}/, 'port: {}'));
-    expect(() => validateAll(noPort)).not.toThrow(); // a schema allows it: the checks below do not
+    const misspelt = manifests(text.replace('apiVersion: networking.k8s.io/v1', 'apiVersion: networking.k8s.io/v1beta1'));
+    expect(() => validateAll(misspelt)).toThrow(/unexpected networking.k8s.io\/v1beta1 Ingress/);
   });
 
   it("the bridge's arguments parse, and the grace outlasts preStop plus --grace-ms", () => {
