@@ -1,8 +1,9 @@
 /**
  * What a draining `twylt-mcp --http` does with requests that reach it after SIGTERM on
  * connections it had already accepted: a connection's first request (sent before the port
- * closed, as by a proxy that opens a connection per request) is served; the next request on
- * a kept connection is refused with 503. Raw sockets, to hold a connection open unused.
+ * closed, as by a proxy that opens a connection per request) is served; /healthz says
+ * `draining` (503); the next request on a kept connection is refused with 503. Raw sockets,
+ * to hold a connection open unused.
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
@@ -66,6 +67,12 @@ describe.skipIf(!existsSync('/proc'))('draining (Linux: /proc tells when the bri
     await waitFor(() => fresh.received().endsWith('\r\n0\r\n\r\n'), 'the answer on the fresh connection');
     expect(fresh.received()).toMatch(/^HTTP\/1\.1 200 /);
     expect(sseMessages(fresh.received())).toEqual([expect.objectContaining({ id: 2, result: expect.objectContaining({ structuredContent: expect.objectContaining({ note: 'fresh' }) }) })]);
+
+    // The health check on a connection still open says so.
+    const answeredCall = kept.received().length;
+    kept.socket.write(`GET /healthz HTTP/1.1\r\nHost: ${new URL(bridge.base).host}\r\n\r\n`);
+    await waitFor(() => kept.received().slice(answeredCall).includes('"status":"draining"'), '/healthz to answer');
+    expect(kept.received().slice(answeredCall)).toMatch(/^HTTP\/1\.1 503 /);
 
     const answered = kept.received().length;
     kept.socket.write(post(bridge.base, toolsCall(3, 'sleeper', { action: 'wait', note: 'after' })));
