@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import { availableParallelism } from 'node:os';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -142,6 +142,8 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
   /** Requests in progress by `cancelKey`, for `notifications/cancelled`. */
   const cancellable = new Map<string, Exchange>();
   let draining = false;
+  /** Connections that have carried a request: only those can be a client's keep-alive reuse. */
+  const used = new WeakSet<Socket>();
   let policy: AccessPolicy;
   let corsOrigins: ReadonlySet<string> = new Set();
   let authenticator: Authenticator = options.token === undefined ? anyone : tokenAuthenticator(options.token);
@@ -157,7 +159,11 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = pathOf(request);
     if (path === HEALTH_PATH) return health(request, response);
-    if (draining) return refuse(request, response, 503, BUSY_ERROR_CODE, 'twylt-mcp is shutting down; the request was not run, retry', { connection: 'close' });
+    // While draining, a connection's first request was sent before the port closed (a proxy
+    // opens one per request): it is served. A kept connection's next request is refused.
+    const reused = used.has(request.socket);
+    used.add(request.socket);
+    if (draining && reused) return refuse(request, response, 503, BUSY_ERROR_CODE, 'twylt-mcp is shutting down; the request was not run, retry', { connection: 'close' });
     // Public, for any page and any client: how to get a token for this server.
     if (resourceServer && metadataPaths.includes(path)) return resourceMetadata(request, response, resourceServer);
     const origin = request.headers.origin?.toLowerCase();
@@ -238,6 +244,10 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
       for (const key of keys) if (cancellable.get(key) === exchange) cancellable.delete(key);
       exchange.close();
     });
+    // The status line leaves with the answer, not before it (the SDK flushes an event stream's
+    // headers at once): if this replica dies mid-call, a load balancer can still answer 502,
+    // which a client reports at once, where after a 200 it waits out its own time-out.
+    response.flushHeaders = () => {};
     await server.connect(transport);
     await transport.handleRequest(request, response, message);
   }
@@ -313,8 +323,11 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
     closing = (async () => {
       draining = true;
       events('draining', { running: limiter.running, queued: limiter.queued, graceMs });
-      const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
-      http.closeIdleConnections();
+      // net's close, not http's: http's also destroys every idle connection, and a connection
+      // accepted whose request is not read yet counts as idle; its request, already sent, would
+      // meet a reset (nginx answers 502 and does not resend a POST). Kept connections left
+      // idle end at Node's keep-alive time-out, or with a 503 to their next request.
+      const stopped = new Promise<void>((resolve) => NetServer.prototype.close.call(http, () => resolve()));
       let timer: NodeJS.Timeout | undefined;
       const graceOver = new Promise<boolean>((resolve) => {
         endGrace = () => resolve(false);
