@@ -5,7 +5,7 @@
  * Paths in the file are relative to the file's folder, as config files read them.
  */
 import { readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { parseConfig } from '../config.js';
 import type { ToolEntry } from '../entry.js';
 import type { ScannedTool } from './scan.js';
@@ -29,7 +29,11 @@ function toEntry(tool: ScannedTool, path: (absolute: string) => string): ToolEnt
 /** The catalog file's content for `file`: the `ok` tools. */
 export function catalogText(tools: readonly ScannedTool[], file: string): string {
   const base = dirname(resolve(file));
-  const path = (absolute: string) => relative(base, absolute).split(sep).join('/') || '.';
+  // Inside the catalog's folder a path is written relative to it (the folder can move), elsewhere absolute.
+  const path = (absolute: string) => {
+    const inside = relative(base, absolute);
+    return inside.startsWith('..') || isAbsolute(inside) ? absolute : inside.split(sep).join('/') || '.';
+  };
   const entries = tools.filter((tool) => tool.status === 'ok').map((tool) => toEntry(tool, path));
   return `${JSON.stringify({ tools: entries }, null, 2)}\n`;
 }
