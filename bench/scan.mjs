@@ -17,7 +17,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -110,7 +110,7 @@ for (let round = 0; round < rounds && Date.now() < deadline; round++) {
 }
 
 const results = {
-  machine: { cpus: cpus().length, node: process.versions.node },
+  machine: { cpus: cpus().length, node: process.versions.node, loadAverage: Number(loadavg()[0].toFixed(1)) },
   tools: toolCount,
   sleepMs,
   rounds,
@@ -123,10 +123,12 @@ const results = {
 };
 if (flags.json) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
 else {
-  const lines = [`${toolCount} tools, describe sleeps ${sleepMs} ms, ${rounds} round(s), ${results.machine.cpus} CPUs, Node ${results.machine.node}`, ''];
+  const lines = [`${toolCount} tools, describe sleeps ${sleepMs} ms, ${rounds} round(s), ${results.machine.cpus} CPUs (load average ${results.machine.loadAverage} at the end), Node ${results.machine.node}`, ''];
   lines.push('scan        median    ideal   / ideal');
   for (const row of results.scan) lines.push(`--jobs ${String(row.jobs).padEnd(3)} ${String(row.medianMs).padStart(7)} ms ${String(row.idealMs).padStart(6)} ms  ${row.overIdeal.toFixed(2)}x`);
   const [withCache, without] = results.bridge;
+  const [two, eight] = results.scan;
+  lines.push(`--jobs 2 / --jobs 8: ${(two.medianMs / eight.medianMs).toFixed(2)}x (ideal ${(two.idealMs / eight.idealMs).toFixed(2)}x)`);
   lines.push('', 'bridge start to tools/list   median   tool starts');
   for (const row of results.bridge) lines.push(`${row.catalog.padEnd(28)} ${String(row.medianMs).padStart(6)} ms   ${row.toolStarts.join(', ')}`);
   lines.push(`cache / no cache: ${(withCache.medianMs / without.medianMs).toFixed(2)}x`);

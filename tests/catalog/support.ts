@@ -1,28 +1,17 @@
 /** Running `twylt scan` over the fixture packs (tests/fixtures/packs) in the tests of this folder. */
-import { mkdirSync, mkdtempSync, readdirSync, symlinkSync } from 'node:fs';
-import { cpSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ScannedTool } from '../../packages/twylt/src/toolset/catalog/scan.js';
 import { python } from '../support/python.js';
 import { ROOT } from '../support/process.js';
 import { runTwylt, type CliRun } from '../support/twylt-cli.js';
 
 export const PACKS = fileURLToPath(new URL('../fixtures/packs/', import.meta.url));
 
-/** A row of `twylt scan --json`. */
-export interface Row {
-  name: string | null;
-  version: string | null;
-  status: 'ok' | 'needs_install' | 'failed';
-  command: string[];
-  cwd: string;
-  category: string;
-  reason: string;
-  requirements: unknown;
-  source: string;
-  env?: Record<string, string>;
-}
+/** A row of `twylt scan --json`: what the scan knows of a tool, minus what only the catalog keeps. */
+export type Row = Omit<ScannedTool, 'spec' | 'inputs' | 'hash'>;
 
 /** A fresh folder for one test's files: markers, environments, catalogs. */
 export function scratch(name: string): string {
