@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BRIDGE_CLI, startBridge } from '../support/mcp.js';
 import { run } from '../support/process.js';
+import { runTwylt } from '../support/twylt-cli.js';
 import { NO_PYTHON_REASON, noPython, python } from '../support/python.js';
 import { send, startInspect } from '../inspect/support.js';
 import { PACKS, copyPack, scan, scratch } from './support.js';
@@ -119,6 +120,16 @@ describe.skipIf(noPython)(`--scan DIR (${NO_PYTHON_REASON.split(':')[0]} needed)
     } finally {
       await bridge.close();
     }
+  });
+
+  it('a folder that does not exist stops the start with a message', async () => {
+    const nowhere = join(dir, 'nowhere');
+    const bridge = await run([process.execPath, BRIDGE_CLI, '--scan', nowhere], { timeoutMs: 60_000 });
+    expect(bridge.code).toBe(1);
+    expect(bridge.stderr).toBe(`twylt-mcp: cannot start:\ntwylt-mcp: --scan ${nowhere}: not a folder\n`);
+    const inspect = await runTwylt(['inspect', '--no-open', '--scan', nowhere]);
+    expect(inspect.code).toBe(1);
+    expect(inspect.stderr).toBe(`twylt inspect: --scan ${nowhere}: not a folder\n`);
   });
 
   it('twylt inspect serves them too', async () => {

@@ -62,7 +62,15 @@ class Walk {
   }
 
   async folder(dir: string, pack: Pack | undefined): Promise<void> {
-    const names = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
+    let names;
+    try {
+      names = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
+    } catch (error) {
+      // The scanned folder itself must be readable (the caller says so); below it, one that is not is a row of the report.
+      if (dir === this.root) throw error;
+      this.found.push({ source: dir, category: pack?.name ?? basename(this.root), inputs: [], problem: `cannot read the folder ${dir}: ${(error as Error).message}` });
+      return;
+    }
     const files = new Set(names.filter((entry) => entry.isFile()).map((entry) => entry.name));
     if (!pack && files.has(MANIFEST)) {
       const manifest = await this.#manifest(dir);

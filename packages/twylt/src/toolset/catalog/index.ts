@@ -3,6 +3,8 @@
  * catalog (the tool-set config `--config` takes). A scan executes code from the folders:
  * each entry point it finds is run to describe itself.
  */
+import { stat } from 'node:fs/promises';
+import { ConfigError } from '../config.js';
 import type { ToolEntry } from '../entry.js';
 import { scannedEntries } from './catalog.js';
 import { scanTools, type ScanOptions } from './scan.js';
@@ -19,6 +21,10 @@ export { scanTools, type ScanOptions, type ScanStatus, type ScannedTool } from '
  * nothing); each other tool is handed to `report` with its reason.
  */
 export async function scanForServing(dirs: readonly string[], options: ScanOptions, report: (line: string) => void): Promise<ToolEntry[]> {
+  for (const dir of dirs) {
+    const info = await stat(dir).catch(() => undefined);
+    if (!info?.isDirectory()) throw new ConfigError(`--scan ${dir}: not a folder`);
+  }
   const tools = await scanTools(dirs, options);
   for (const tool of tools) if (tool.status !== 'ok') report(`left out ${tool.source} (${tool.status}): ${tool.reason}`);
   return scannedEntries(tools);
