@@ -31,7 +31,7 @@ function importsGlobally(module: string): boolean {
   }
 }
 
-describe.skipIf(noPython)(`--install (${NO_PYTHON_REASON.split(':')[0]} needed)`, () => {
+describe.skipIf(noPython)(`--install${noPython ? `: skipped, ${NO_PYTHON_REASON}` : ''}`, () => {
   it(
     'installs into the cache under XDG_CACHE_HOME, describes the tool again, records its PYTHONPATH, and leaves the global site-packages alone',
     async () => {
@@ -79,6 +79,8 @@ describe.skipIf(noPython)(`--install (${NO_PYTHON_REASON.split(':')[0]} needed)`
   it(
     'fails a tool whose install fails with pip’s and npm’s own line; the others go on',
     async () => {
+      const globalModules = execFileSync('npm', ['root', '-g'], { encoding: 'utf8' }).trim();
+      const globalBefore = existsSync(globalModules) ? readdirSync(globalModules) : [];
       const envs = join(dir, 'failing-envs');
       const { code, rows } = await scanJson([join(PACKS, 'unresolvable'), join(PACKS, 'dupes/one'), '--install', '--envs', envs]);
       expect(code).toBe(1);
@@ -88,8 +90,9 @@ describe.skipIf(noPython)(`--install (${NO_PYTHON_REASON.split(':')[0]} needed)`
       });
       expect(rows.get('unresolvable/npm/tool.mjs')).toMatchObject({ status: 'failed', reason: expect.stringMatching(/^installing its requirements failed: npm error /) });
       expect(rows.get('dupes/one/tool.py')!.status).toBe('ok');
-      // A failed install leaves nothing in the cache.
+      // A failed install leaves nothing in the cache, and npm never touched the global node_modules.
       expect(existsSync(envs) ? readdirSync(envs) : []).toEqual([]);
+      expect(existsSync(globalModules) ? readdirSync(globalModules) : []).toEqual(globalBefore);
     },
     SLOW,
   );

@@ -2,9 +2,10 @@
  * `twylt scan` over the fixture packs: which files it runs (and which it never does), the
  * report, the exit codes, duplicate names, a tool that hangs on describe, the catalog file.
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { nodeStripsTypes } from '../../packages/twylt/src/toolset/catalog/runtime.js';
 import { parseConfig } from '../../packages/twylt/src/toolset/config.js';
 import { NO_PYTHON_REASON, noPython } from '../support/python.js';
 import { PACKS, markers, scan, scanJson, scratch } from './support.js';
@@ -13,7 +14,7 @@ const dir = scratch('scan');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const marked = { TWYLT_TEST_MARKER_DIR: dir };
 
-describe.skipIf(noPython)(`scanning packs (${NO_PYTHON_REASON.split(':')[0]} needed)`, () => {
+describe.skipIf(noPython)(`scanning packs${noPython ? `: skipped, ${NO_PYTHON_REASON}` : ''}`, () => {
   it('finds the entry points, judges each, and runs nothing else', async () => {
     const { code, rows } = await scanJson([join(PACKS, 'essential'), join(PACKS, 'loose')], marked);
     expect(code).toBe(1); // one tool needs an install
@@ -96,6 +97,17 @@ describe.skipIf(noPython)(`scanning packs (${NO_PYTHON_REASON.split(':')[0]} nee
     const again = await scanJson([join(PACKS, 'essential'), '--write', file]);
     expect(again.rows.get('essential/tools/upper/run.py')!.name).toBe('shout_it');
     expect(parseConfig(readFileSync(file, 'utf8'), file)[1]!.name).toBe('shout_it');
+  });
+});
+
+describe.skipIf(nodeStripsTypes())(`a TypeScript tool where this Node cannot strip types${nodeStripsTypes() ? ': skipped, this Node runs .ts files itself' : ''}`, () => {
+  it('is failed, saying how to fix it, when its project has no tsx', async () => {
+    const alone = join(dir, 'no-tsx', 'shout');
+    mkdirSync(alone, { recursive: true });
+    copyFileSync(join(PACKS, 'loose/text/shout/tool.ts'), join(alone, 'tool.ts'));
+    const { code, rows } = await scanJson([join(dir, 'no-tsx')]);
+    expect(code).toBe(1);
+    expect([...rows.values()][0]).toMatchObject({ status: 'failed', command: [], reason: expect.stringMatching(/cannot run \.ts files itself and no tsx was found .*npm install --save-dev tsx.*twylt build.*22\.18/) });
   });
 });
 

@@ -8,6 +8,7 @@ import { readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BRIDGE_CLI, startBridge } from '../support/mcp.js';
+import { startHttpBridge } from '../support/mcp-http.js';
 import { run } from '../support/process.js';
 import { runTwylt } from '../support/twylt-cli.js';
 import { NO_PYTHON_REASON, noPython, python } from '../support/python.js';
@@ -43,6 +44,20 @@ describe('a catalog with a describe cache', () => {
       expect(countStarts()).toEqual(['{"a":2,"b":3}']);
     } finally {
       await bridge.close();
+    }
+  });
+
+  it('is served by twylt-mcp --http the same way', async () => {
+    writeFileSync(starts, '');
+    const bridge = await startHttpBridge(['--config', catalog], { PACK_TEST_STARTS: starts });
+    try {
+      const client = await bridge.connect();
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['counted']);
+      expect(countStarts()).toEqual([]);
+      expect((await client.callTool({ name: 'counted', arguments: { a: 40, b: 2 } })).structuredContent).toEqual({ sum: 42 });
+      expect(countStarts()).toEqual(['{"a":40,"b":2}']);
+    } finally {
+      await bridge.stop();
     }
   });
 
@@ -89,7 +104,7 @@ describe('a tool that cannot be described', () => {
   const hang = [python ?? 'python3', join(PACKS, 'broken/hang/tool.py')];
   const echo = [python ?? 'python3', join(PACKS, 'dupes/one/tool.py')];
 
-  it.skipIf(noPython)(`is left out and reported; the others are served (${NO_PYTHON_REASON.split(':')[0]} needed)`, async () => {
+  it.skipIf(noPython)(`is left out and reported; the others are served${noPython ? `: skipped, ${NO_PYTHON_REASON}` : ''}`, async () => {
     const bridge = await startBridge(['--describe-timeout', '3000', '--', ...echo, '--', ...hang]);
     try {
       expect((await bridge.client.listTools()).tools.map((tool) => tool.name)).toEqual(['same']);
@@ -99,14 +114,14 @@ describe('a tool that cannot be described', () => {
     }
   });
 
-  it.skipIf(noPython)('stops the start with --strict', async () => {
+  it.skipIf(noPython)(`stops the start with --strict${noPython ? `: skipped, ${NO_PYTHON_REASON}` : ''}`, async () => {
     const result = await run([process.execPath, BRIDGE_CLI, '--strict', '--describe-timeout', '3000', '--', ...echo, '--', ...hang], { timeoutMs: 60_000 });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^twylt-mcp: cannot start:\ntwylt-mcp: cannot describe tool \(.*hang\/tool\.py\)/);
   });
 });
 
-describe.skipIf(noPython)(`--scan DIR (${NO_PYTHON_REASON.split(':')[0]} needed)`, () => {
+describe.skipIf(noPython)(`--scan DIR${noPython ? `: skipped, ${NO_PYTHON_REASON}` : ''}`, () => {
   it('twylt-mcp serves the ok tools of a folder and reports the others', async () => {
     // The bridge scans with python3 from PATH, as a user's would.
     const bridge = await startBridge(['--scan', join(PACKS, 'essential'), '--scan', join(PACKS, 'broken'), '--describe-timeout', '3000']);
