@@ -100,6 +100,35 @@ describe.skipIf(noPython)(`scanning packs${noPython ? `: skipped, ${NO_PYTHON_RE
   });
 });
 
+describe('describes at once', () => {
+  it('are never more than --jobs', async () => {
+    // Each tool notes how many describes are running as it starts one, and takes 300 ms.
+    const running = join(dir, 'running');
+    mkdirSync(running);
+    const seen = join(dir, 'seen.log');
+    const source = (name: string) => `import { appendFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+const me = ${JSON.stringify(running)} + '/' + process.pid;
+writeFileSync(me, '');
+appendFileSync(${JSON.stringify(seen)}, readdirSync(${JSON.stringify(running)}).length + '\\n');
+const schema = { type: 'object', properties: {}, additionalProperties: false };
+setTimeout(() => {
+  rmSync(me);
+  console.log(JSON.stringify({ format_version: '1.8', name: '${name}', version: '1', description: '', requirements: { tool: 'npm', format: 'package.json', content: '{}' }, inputSchema: schema, outputSchema: schema, few_shots: [] }));
+}, 300);
+`;
+    for (let i = 0; i < 8; i++) {
+      mkdirSync(join(dir, 'many', `t${i}`), { recursive: true });
+      writeFileSync(join(dir, 'many', `t${i}`, 'tool.mjs'), source(`t${i}`));
+    }
+    const { code, rows } = await scanJson([join(dir, 'many'), '--jobs', '2']);
+    expect(code).toBe(0);
+    expect(rows.size).toBe(8);
+    const counts = readFileSync(seen, 'utf8').trim().split('\n').map(Number);
+    expect(counts).toHaveLength(8);
+    expect(Math.max(...counts)).toBeLessThanOrEqual(2);
+  });
+});
+
 describe.skipIf(nodeStripsTypes())(`a TypeScript tool where this Node cannot strip types${nodeStripsTypes() ? ': skipped, this Node runs .ts files itself' : ''}`, () => {
   it('is failed, saying how to fix it, when its project has no tsx', async () => {
     const alone = join(dir, 'no-tsx', 'shout');
