@@ -102,6 +102,13 @@ describe('start-up checks', () => {
     expect(problems[1]).toContain(`cannot describe tool (${process.execPath} -e "process.exit(1)"): tool exited with 1`);
   });
 
+  it('with onUndescribed, a tool that cannot be described is left out and reported; the others are served', async () => {
+    const problems: string[] = [];
+    const tools = await twyltTools([example('echo'), ['/nonexistent/twylt-tool']], { onUndescribed: (problem) => problems.push(problem) });
+    expect(Object.keys(tools)).toEqual(['echo']);
+    expect(problems).toEqual([expect.stringMatching(/^cannot describe tool \(\/nonexistent\/twylt-tool\): cannot run/)]);
+  });
+
   it('an inputSchema that is not valid JSON Schema is a start-up error, not a surprise at the first call', async () => {
     const error = await twyltTools([{ command: FAULTY, env: { FAULTY_SCHEMA: 'broken' } }]).catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(ToolsetError);

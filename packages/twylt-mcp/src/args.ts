@@ -2,7 +2,7 @@
  * The `twylt-mcp` command line: bridge options first, then one `--` before each tool's
  * command. Pure: turns argv into a plan, reads no files.
  *
- *   twylt-mcp [--config FILE]... [--timeout MS] [--max-output-bytes N] [--max-message-bytes N] [--http [HOST:]PORT ...] [-- CMD [ARG...]]...
+ *   twylt-mcp [--config FILE]... [--scan DIR]... [--timeout MS] [--describe-timeout MS] [--strict] [--max-output-bytes N] [--max-message-bytes N] [--http [HOST:]PORT ...] [-- CMD [ARG...]]...
  */
 import { parseArgs } from 'node:util';
 import { authServerUrl, parseListenAddress, resourceUrl } from 'twylt/server';
@@ -13,6 +13,12 @@ export interface CliPlan {
   version: boolean;
   /** Config files, in the order given. */
   configs: string[];
+  /** Folders scanned for tools at start (`--scan`), in the order given. */
+  scans: string[];
+  /** Time-out of each start-up describe (and scan), apart from the call time-out. */
+  describeTimeoutMs?: number;
+  /** Refuse to start when one tool cannot be described (default: leave it out and say so). */
+  strict: boolean;
   /** Tools given after `--`, each an argv. */
   commands: string[][];
   /** Defaults for every tool that does not set its own. */
@@ -54,6 +60,7 @@ export interface AuthPlan {
 
 export const USAGE = `Usage: twylt-mcp [options] -- COMMAND [ARG...] [-- COMMAND [ARG...]]...
        twylt-mcp --config tools.json [options] [-- COMMAND [ARG...]]...
+       twylt-mcp --scan DIR [options]
        twylt-mcp --http [HOST:]PORT [options] -- COMMAND [ARG...]...
 
 Serve TWYLT executables as MCP tools, over stdio or, with --http, over MCP's Streamable
@@ -65,8 +72,13 @@ Options:
   --config FILE            tools from a JSON file: {"tools": [{"command": [...], "cwd"?,
                            "env"?, "timeoutMs"?, "maxOutputBytes"?, "name"?,
                            "transport"?}]}; repeatable
-  --timeout MS             default time-out of each call and of the start-up describe
-                           (default 30000)
+  --scan DIR               serve the ok tools found under DIR, as "twylt scan DIR" finds
+                           them: this RUNS CODE FROM DIR (each entry point describes
+                           itself); nothing is installed; repeatable
+  --timeout MS             default time-out of each call (default 30000)
+  --describe-timeout MS    time-out of each start-up describe (default: --timeout)
+  --strict                 refuse to start when a tool cannot be described (default:
+                           leave it out, say so on stderr, serve the others)
   --max-output-bytes N     default limit of a tool's stdout and of its stderr
                            (default 4194304)
   --max-concurrency N      tool processes at once; further calls wait (default: no limit
@@ -133,7 +145,10 @@ export function parseCli(argv: readonly string[]): CliPlan {
       allowPositionals: false,
       options: {
         config: { type: 'string', multiple: true },
+        scan: { type: 'string', multiple: true },
         timeout: { type: 'string' },
+        'describe-timeout': { type: 'string' },
+        strict: { type: 'boolean' },
         'max-output-bytes': { type: 'string' },
         'max-concurrency': { type: 'string' },
         'max-queue': { type: 'string' },
@@ -165,8 +180,11 @@ export function parseCli(argv: readonly string[]): CliPlan {
     help: values.help ?? false,
     version: values.version ?? false,
     configs: values.config ?? [],
+    scans: values.scan ?? [],
+    strict: values.strict ?? false,
     commands: split.commands,
     timeoutMs: positiveInteger('--timeout', values.timeout),
+    describeTimeoutMs: positiveInteger('--describe-timeout', values['describe-timeout']),
     maxOutputBytes: positiveInteger('--max-output-bytes', values['max-output-bytes']),
     maxConcurrency: positiveInteger('--max-concurrency', values['max-concurrency']),
     maxQueue: wholeNumber('--max-queue', values['max-queue']),
@@ -213,8 +231,8 @@ export function parseCli(argv: readonly string[]): CliPlan {
     const stray = [...HTTP_ONLY, ...AUTH_ONLY].find((option) => values[option] !== undefined);
     if (stray) throw new UsageError(`--${stray} needs --http [HOST:]PORT`);
   }
-  if (!plan.help && !plan.version && plan.configs.length === 0 && plan.commands.length === 0) {
-    throw new UsageError('no tools given: put "-- COMMAND..." after the options, or use --config FILE');
+  if (!plan.help && !plan.version && plan.configs.length === 0 && plan.scans.length === 0 && plan.commands.length === 0) {
+    throw new UsageError('no tools given: put "-- COMMAND..." after the options, or use --config FILE or --scan DIR');
   }
   return plan;
 }

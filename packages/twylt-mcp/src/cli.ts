@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /** The `twylt-mcp` command. Exit codes: 1 when the bridge cannot start, 2 for a usage error. */
 import { createRequire } from 'node:module';
-import { UsageError } from 'twylt/toolset';
+import { availableParallelism } from 'node:os';
+import { DEFAULT_TIMEOUT_MS, UsageError } from 'twylt/toolset';
 import { parseCli, USAGE, type AuthPlan, type CliPlan } from './args.js';
 import type { HttpOAuthOptions } from './http.js';
 import { stderrLog } from './log.js';
@@ -27,7 +28,7 @@ async function main(argv: readonly string[]): Promise<void> {
   }
 
   // Loaded only now: help and usage errors need neither the MCP SDK nor Zod.
-  const [{ ConfigError, collectEntries, CallLimiter }, { StartupError }] = await Promise.all([import('twylt/toolset'), import('./tools.js')]);
+  const [{ ConfigError, collectEntries, CallLimiter, scanForServing }, { StartupError }] = await Promise.all([import('twylt/toolset'), import('./tools.js')]);
   let token: string | undefined;
   let oauth: HttpOAuthOptions | undefined;
   try {
@@ -38,9 +39,14 @@ async function main(argv: readonly string[]): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const defaults = { timeoutMs: plan.timeoutMs, maxOutputBytes: plan.maxOutputBytes };
+  const defaults = { timeoutMs: plan.timeoutMs, maxOutputBytes: plan.maxOutputBytes, describeTimeoutMs: plan.describeTimeoutMs, strict: plan.strict };
   try {
-    const configs = await collectEntries(plan.configs, plan.commands);
+    const scanned = await scanForServing(
+      plan.scans,
+      { timeoutMs: plan.describeTimeoutMs ?? plan.timeoutMs ?? DEFAULT_TIMEOUT_MS, jobs: availableParallelism() },
+      (line) => stderrLog(`--scan: ${line}`),
+    );
+    const configs = [...(await collectEntries(plan.configs, plan.commands)), ...scanned];
     if (plan.http) {
       const { serveHttp } = await import('./http.js');
       const { http } = plan;

@@ -40,8 +40,11 @@ export interface RunnerCallOptions {
 export interface ToolRunner {
   readonly entry: Readonly<ToolEntry>;
   readonly client: TwyltClient;
-  /** The `json_spec`, fetched once; `signal` stops a describe still running (its tool is killed). */
-  spec(options?: { signal?: AbortSignal }): Promise<ToolSpec>;
+  /**
+   * The `json_spec`, fetched once; `signal` stops a describe still running (its tool is
+   * killed), `timeoutMs` overrides the call time-out for it.
+   */
+  spec(options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<ToolSpec>;
   /** Run the tool on `input`. */
   call(input: Record<string, unknown>, options?: RunnerCallOptions): Promise<CallResult>;
 }
@@ -67,7 +70,7 @@ export function createRunner(entry: ToolEntry, defaults: RunnerDefaults = {}, sp
   return {
     entry,
     client,
-    spec: (options) => client.spec({ signal: options?.signal }),
+    spec: (options) => client.spec({ signal: options?.signal, timeoutMs: options?.timeoutMs }),
     async call(input, options = {}) {
       if (Object.hasOwn(input, DESCRIBE_KEY)) throw new SchemaMismatchError(client.command, 'input', [RESERVED_DESCRIBE], undefined);
       return client.call(input, {
