@@ -2,11 +2,15 @@
  * The `twylt-mcp` command line: bridge options first, then one `--` before each tool's
  * command. Pure: turns argv into a plan, reads no files.
  *
- *   twylt-mcp [--config FILE]... [--timeout MS] [--max-output-bytes N] [--max-message-bytes N] [--http [HOST:]PORT ...] [-- CMD [ARG...]]...
+ *   twylt-mcp [--config FILE]... [--catalog tools|browse] [--timeout MS] [--max-output-bytes N] [--max-message-bytes N] [--http [HOST:]PORT ...] [-- CMD [ARG...]]...
  */
 import { parseArgs } from 'node:util';
 import { parseListenAddress } from 'twylt/server';
 import { splitArgv, UsageError } from 'twylt/toolset';
+
+/** How the tools are offered: one MCP tool per TWYLT tool, or browse mode's two (catalog.ts). */
+export type CatalogMode = 'tools' | 'browse';
+export const CATALOG_MODES: readonly CatalogMode[] = ['tools', 'browse'];
 
 export interface CliPlan {
   help: boolean;
@@ -15,6 +19,8 @@ export interface CliPlan {
   configs: string[];
   /** Tools given after `--`, each an argv. */
   commands: string[][];
+  /** How the tools are offered: one MCP tool each, or browse mode's two. */
+  catalog: CatalogMode;
   /** Defaults for every tool that does not set its own. */
   timeoutMs?: number;
   maxOutputBytes?: number;
@@ -52,7 +58,10 @@ not share a name.
 Options:
   --config FILE            tools from a JSON file: {"tools": [{"command": [...], "cwd"?,
                            "env"?, "timeoutMs"?, "maxOutputBytes"?, "name"?,
-                           "transport"?}]}; repeatable
+                           "transport"?, "category"?}]}; repeatable
+  --catalog MODE           how the tools are offered: "tools", one MCP tool per tool
+                           (default), or "browse", two MCP tools for a large catalog:
+                           twylt_list (by category) and twylt_call
   --timeout MS             default time-out of each call and of the start-up describe
                            (default 30000)
   --max-output-bytes N     default limit of a tool's stdout and of its stderr
@@ -101,6 +110,7 @@ export function parseCli(argv: readonly string[]): CliPlan {
       allowPositionals: false,
       options: {
         config: { type: 'string', multiple: true },
+        catalog: { type: 'string' },
         timeout: { type: 'string' },
         'max-output-bytes': { type: 'string' },
         'max-concurrency': { type: 'string' },
@@ -127,6 +137,7 @@ export function parseCli(argv: readonly string[]): CliPlan {
     version: values.version ?? false,
     configs: values.config ?? [],
     commands: split.commands,
+    catalog: catalogMode(values.catalog),
     timeoutMs: positiveInteger('--timeout', values.timeout),
     maxOutputBytes: positiveInteger('--max-output-bytes', values['max-output-bytes']),
     maxConcurrency: positiveInteger('--max-concurrency', values['max-concurrency']),
@@ -158,6 +169,13 @@ export function parseCli(argv: readonly string[]): CliPlan {
     throw new UsageError('no tools given: put "-- COMMAND..." after the options, or use --config FILE');
   }
   return plan;
+}
+
+function catalogMode(text: string | undefined): CatalogMode {
+  if (text === undefined) return 'tools';
+  const mode = CATALOG_MODES.find((candidate) => candidate === text);
+  if (!mode) throw new UsageError(`--catalog takes ${CATALOG_MODES.map((name) => JSON.stringify(name)).join(' or ')}, got ${JSON.stringify(text)}`);
+  return mode;
 }
 
 function positiveInteger(option: string, text: string | undefined): number | undefined {

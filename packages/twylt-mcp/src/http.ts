@@ -17,6 +17,7 @@ import { hasJsonNumber, parseJson } from 'twylt/client';
 import { BodyTooLargeError, DEFAULT_HOST, assertSafeBind, checkAccess, hostPort, hostsFor, listen, readBody, type AccessPolicy } from 'twylt/server';
 import { CallLimiter, isRecord, type ToolEntry } from 'twylt/toolset';
 import { normalizeOrigin } from './args.js';
+import type { CatalogMode } from './args.js';
 import { invalidParamsAnswer } from './invalid-params.js';
 import { stderrEventLog, stderrLog, type EventLog } from './log.js';
 import type { CallRecord } from './outcome.js';
@@ -62,6 +63,8 @@ export interface HttpOptions extends DescribeOptions {
   logInput?: boolean;
   /** Where the structured log lines go (default: stderr, one JSON object per line). */
   events?: EventLog;
+  /** One MCP tool per TWYLT tool (default), or browse mode's two (ADR 0025). */
+  catalog?: CatalogMode;
 }
 
 export interface HttpBridge {
@@ -172,7 +175,7 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
     // The correlation id that lets a later cancel find this client's calls; nothing keeps it.
     if (messages.some((m) => methodOf(m) === 'initialize')) response.setHeader(SESSION_HEADER, randomUUID());
 
-    const server: Server = createServer(tools, { log: mcpLog, limiter, onCall });
+    const server: Server = createServer(tools, { log: mcpLog, limiter, onCall, catalog: options.catalog });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     const exchange: Exchange = {
       close: () => {

@@ -67,8 +67,8 @@ function belongsTo(error: AjvError, union: AjvError): boolean {
 
 /** Which alternative an error came from: by its schema path, or by the `$ref` it went through. */
 function branchOf(error: AjvError, union: AjvError): number | undefined {
-  const own = new RegExp(`^${escape(union.schemaPath)}/(\\d+)(?:/|$)`).exec(error.schemaPath);
-  if (own) return Number(own[1]);
+  const inside = `${union.schemaPath}/`;
+  if (error.schemaPath.startsWith(inside)) return Number(error.schemaPath.slice(inside.length).split('/', 1)[0]);
   const alternatives = Array.isArray(union.schema) ? union.schema : [];
   const found = alternatives.findIndex((branch) => isRecord(branch) && typeof branch.$ref === 'string' && error.schemaPath.startsWith(`${branch.$ref}/`));
   return found === -1 ? undefined : found;
@@ -262,6 +262,3 @@ function count(n: unknown, word: string, plural = `${word}s`): string {
   return `${String(n)} ${n === 1 ? word : plural}`;
 }
 
-function escape(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}

@@ -38,6 +38,7 @@ export const CONFIG_SCHEMA = {
           maxOutputBytes: { ...positiveInteger, description: 'Limit of stdout and of stderr, each, in bytes.' },
           name: { type: 'string', minLength: 1, description: 'The name to serve it under; default: its published name.' },
           transport: { enum: ['cli', 'stdin', 'file'], description: 'How calls reach the tool; default: cli, stdin for large inputs.' },
+          category: { type: 'string', minLength: 1, description: 'Where the tool belongs, "pack/subfolder"; used to group it.' },
         },
         required: ['command'],
         additionalProperties: false,

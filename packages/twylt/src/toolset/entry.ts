@@ -23,6 +23,8 @@ export interface ToolEntry {
    * when the input is too large for one argument.
    */
   transport?: Transport;
+  /** Where the tool belongs, "pack/subfolder"; used to group it. */
+  category?: string;
 }
 
 /** A tool as code may give it: an argv array, or a full entry. */
