@@ -43,7 +43,7 @@ async function until(check: () => Promise<void>, timeoutMs = 10_000): Promise<vo
 
 /** Where an element's top is on the page (not in the window), in CSS pixels. */
 async function pageTop(selector: string): Promise<number> {
-  return page.evaluate((css) => document.querySelector(css)!.getBoundingClientRect().top + window.scrollY, selector);
+  return page.evaluate(`document.querySelector(${JSON.stringify(selector)}).getBoundingClientRect().top + window.scrollY`);
 }
 
 describe.skipIf(noChromium)(`a catalog of 101 tools in Chromium${noChromium ? ` (${NO_CHROMIUM_REASON})` : ''}`, () => {
@@ -101,19 +101,19 @@ describe.skipIf(noChromium)(`a catalog of 101 tools in Chromium${noChromium ? ` 
   it('keeps the list and the result at the top of the page beside a form taller than the window', async () => {
     await nav().getByRole('button', { name: /^probe\b/ }).click();
     await page.getByRole('heading', { level: 1, name: 'probe' }).waitFor();
-    const height = await page.evaluate(() => document.documentElement.scrollHeight);
+    const height = await page.evaluate<number>('document.documentElement.scrollHeight');
     expect(height).toBeGreaterThan(900 * 1.3); // the form is taller than the window
     // 101 tools do not stretch the page: the list scrolls in its own column.
     expect(height).toBeLessThan(4000);
-    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
-    expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(300);
+    await page.evaluate('window.scrollTo(0, document.documentElement.scrollHeight)');
+    expect(await page.evaluate<number>('window.scrollY')).toBeGreaterThan(300);
     const formTop = await pageTop('section.input');
     expect(await pageTop('nav.tools .tools-inner')).toBeLessThan(120);
     expect(Math.abs((await pageTop('section.result')) - formTop)).toBeLessThan(5);
     if (SCREENSHOTS) {
       mkdirSync(SCREENSHOTS, { recursive: true });
       await nav().getByLabel('Filter tools').fill('science');
-      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.evaluate('window.scrollTo(0, 0)');
       await page.screenshot({ path: join(SCREENSHOTS, 'inspect-catalog.png'), animations: 'disabled' });
       await nav().getByLabel('Filter tools').fill('');
     }
