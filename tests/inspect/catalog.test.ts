@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/twylt-cli.js';
-import { NO_CHROMIUM_REASON, launchChromium, noChromium, startInspect, type Inspect } from './support.js';
+import { NO_CHROMIUM_REASON, launchChromium, noChromium, startInspect, until, type Inspect } from './support.js';
 
 const MEASURE = [process.execPath, join(repoRoot, 'tests/fixtures/mcp/measure.mjs')];
 const PROBE = [process.execPath, join(repoRoot, 'build/examples/probe/tool.js')];
@@ -27,19 +27,6 @@ const pageErrors: string[] = [];
 
 const nav = () => page.getByRole('navigation', { name: 'Tools' });
 const listed = async () => (await nav().locator('.tool-name').allTextContents()).sort();
-
-/** Wait for `check` to hold (10 s at most); its last failure is the error. */
-async function until(check: () => Promise<void>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-}
 
 /** Where an element's top is on the page (not in the window), in CSS pixels. */
 async function pageTop(selector: string): Promise<number> {
