@@ -61,8 +61,10 @@ function isUnionFailure(error: AjvError): boolean {
 function belongsTo(error: AjvError, union: AjvError): boolean {
   const here = union.instancePath;
   if (error.instancePath !== here && !error.instancePath.startsWith(`${here}/`)) return false;
+  if (branchOf(error, union) !== undefined) return true;
+  // From a `$ref` of an alternative (a keyword beside the union shares the union's parent path).
   const parent = union.schemaPath.slice(0, union.schemaPath.lastIndexOf('/') + 1);
-  return error.schemaPath.startsWith(`${union.schemaPath}/`) || !error.schemaPath.startsWith(parent);
+  return !error.schemaPath.startsWith(parent);
 }
 
 /** Which alternative an error came from: by its schema path, or by the `$ref` it went through. */
