@@ -105,6 +105,8 @@ describe('browse mode over stdio', () => {
     const wrong = await list(browse.client, { category: 3 });
     expect(wrong.isError).toBe(true);
     expect(textOf(wrong)).toBe('"category" must be a string, one of the categories twylt_list shows; got a number.');
+    const extra = await list(browse.client, { category: 'text', name: 'echo' });
+    expect(textOf(extra)).toBe('twylt_list takes only an optional "category"; it does not take "name".');
   });
 
   it('calls a tool and answers exactly as the direct mode does: a result, invalid arguments, a tool error', async () => {
