@@ -84,9 +84,9 @@ describe.skipIf(noPython)(`a multi-step generateText loop over a Python and a Ty
     const message = error!.output.value as string;
     expect(message).toContain('Invalid input for tool py_echo');
     expect(message).toContain('the arguments break the inputSchema of "py_echo"');
-    expect(message).toContain('- /text: must NOT have fewer than 1 characters');
-    expect(message).toContain('- /times: must be <= 5');
-    expect(message).toContain('- /: has unknown property "colour"');
+    expect(message).toContain('- /text: must have at least 1 character (it has 0)');
+    expect(message).toContain('- /times: must be at most 5 (got 9)');
+    expect(message).toContain('- /: has unknown property "colour"; the properties are "text", "times", "case", "scale", "shout", "decor", "path"');
     expect(result.steps[0]!.content.find((part) => part.type === 'tool-error')).toBeDefined();
     // Step 2: the corrected call ran, and its result reached the model.
     expect(toolResultsIn(model.doGenerateCalls[2]!.prompt).at(-1)).toEqual({

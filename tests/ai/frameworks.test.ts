@@ -87,7 +87,7 @@ describe('OpenAI Agents SDK', () => {
     const [booking] = (await describeForAgents([BOOKING])).map(forOpenAIAgents);
     await expect(booking!.invoke(new RunContext(), '{"from":"soon"}')).resolves.toBe(
       'Invalid arguments for "book_room" (checked against its inputSchema; the tool was not run). Correct them and call it again:\n' +
-        '- /: misses required property "to"\n- /from: must match pattern "^\\d{4}-\\d{2}-\\d{2}$"',
+        '- /: misses required property "to"\n- /from: must match the pattern /^\\d{4}-\\d{2}-\\d{2}$/ (got "soon")',
     );
     await expect(booking!.invoke(new RunContext(), '{"from":"2029-12-31","to":"2030-01-02"}')).resolves.toBe(
       '"book_room" failed: FullyBooked: no room is free on the night of 2030-01-01',

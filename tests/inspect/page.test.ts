@@ -11,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { NO_PYTHON_REASON, noPython, pythonTool } from '../support/python.js';
 import { repoRoot } from '../support/twylt-cli.js';
-import { NO_CHROMIUM_REASON, launchChromium, noChromium, startInspect, type Inspect } from './support.js';
+import { NO_CHROMIUM_REASON, launchChromium, noChromium, startInspect, until, type Inspect } from './support.js';
 
 const probe = [process.execPath, join(repoRoot, 'build/examples/probe/tool.js')];
 const shapes = [process.execPath, join(repoRoot, 'tests/inspect/fixtures/shapes.mjs')];
@@ -25,19 +25,6 @@ const pageErrors: string[] = [];
 const field = (path: string) => page.getByLabel(path, { exact: true });
 const result = () => page.getByRole('region', { name: 'Result' });
 const history = () => page.getByRole('region', { name: 'History' });
-
-/** Wait for `check` to hold (10 s at most); its last failure is the error. */
-async function until(check: () => Promise<void> | void, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-}
 
 /** Press Call and wait for the record it produced to be shown; resolves with its number. */
 async function call(): Promise<number> {

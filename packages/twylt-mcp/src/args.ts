@@ -2,11 +2,15 @@
  * The `twylt-mcp` command line: bridge options first, then one `--` before each tool's
  * command. Pure: turns argv into a plan, reads no files.
  *
- *   twylt-mcp [--config FILE]... [--scan DIR]... [--timeout MS] [--describe-timeout MS] [--strict] [--max-output-bytes N] [--max-message-bytes N] [--http [HOST:]PORT ...] [-- CMD [ARG...]]...
+ *   twylt-mcp [--config FILE]... [--scan DIR]... [--catalog tools|browse] [--timeout MS] [--describe-timeout MS] [--strict] [--max-output-bytes N] [--max-message-bytes N] [--http [HOST:]PORT ...] [-- CMD [ARG...]]...
  */
 import { parseArgs } from 'node:util';
 import { authServerUrl, parseListenAddress, resourceUrl } from 'twylt/server';
 import { splitArgv, UsageError } from 'twylt/toolset';
+
+/** How the tools are offered: one MCP tool per TWYLT tool, or browse mode's two (catalog.ts). */
+export type CatalogMode = 'tools' | 'browse';
+export const CATALOG_MODES: readonly CatalogMode[] = ['tools', 'browse'];
 
 export interface CliPlan {
   help: boolean;
@@ -21,6 +25,8 @@ export interface CliPlan {
   strict: boolean;
   /** Tools given after `--`, each an argv. */
   commands: string[][];
+  /** How the tools are offered: one MCP tool each, or browse mode's two. */
+  catalog: CatalogMode;
   /** Defaults for every tool that does not set its own. */
   timeoutMs?: number;
   maxOutputBytes?: number;
@@ -71,10 +77,13 @@ not share a name.
 Options:
   --config FILE            tools from a JSON file: {"tools": [{"command": [...], "cwd"?,
                            "env"?, "timeoutMs"?, "maxOutputBytes"?, "name"?,
-                           "transport"?}]}; repeatable
+                           "transport"?, "category"?}]}; repeatable
   --scan DIR               serve the ok tools found under DIR, as "twylt scan DIR" finds
                            them: this RUNS CODE FROM DIR (each entry point describes
                            itself); nothing is installed; repeatable
+  --catalog MODE           how the tools are offered: "tools", one MCP tool per tool
+                           (default), or "browse", two MCP tools for a large catalog:
+                           twylt_list (by category) and twylt_call
   --timeout MS             default time-out of each call (default 30000)
   --describe-timeout MS    time-out of each start-up describe (default: --timeout)
   --strict                 refuse to start when a tool cannot be described (default:
@@ -146,6 +155,7 @@ export function parseCli(argv: readonly string[]): CliPlan {
       options: {
         config: { type: 'string', multiple: true },
         scan: { type: 'string', multiple: true },
+        catalog: { type: 'string' },
         timeout: { type: 'string' },
         'describe-timeout': { type: 'string' },
         strict: { type: 'boolean' },
@@ -183,6 +193,7 @@ export function parseCli(argv: readonly string[]): CliPlan {
     scans: values.scan ?? [],
     strict: values.strict ?? false,
     commands: split.commands,
+    catalog: catalogMode(values.catalog),
     timeoutMs: positiveInteger('--timeout', values.timeout),
     describeTimeoutMs: positiveInteger('--describe-timeout', values['describe-timeout']),
     maxOutputBytes: positiveInteger('--max-output-bytes', values['max-output-bytes']),
@@ -245,6 +256,13 @@ function checkedUrl(option: string, text: string, check: (text: string) => unkno
     throw new UsageError(`${option}: ${(error as Error).message}`);
   }
   return text;
+}
+
+function catalogMode(text: string | undefined): CatalogMode {
+  if (text === undefined) return 'tools';
+  const mode = CATALOG_MODES.find((candidate) => candidate === text);
+  if (!mode) throw new UsageError(`--catalog takes ${CATALOG_MODES.map((name) => JSON.stringify(name)).join(' or ')}, got ${JSON.stringify(text)}`);
+  return mode;
 }
 
 function positiveInteger(option: string, text: string | undefined): number | undefined {

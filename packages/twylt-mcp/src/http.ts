@@ -43,6 +43,7 @@ import {
 import { CallLimiter, isRecord, type ToolEntry } from 'twylt/toolset';
 import { normalizeOrigin } from './args.js';
 import { openExchange, type Exchange } from './exchange.js';
+import type { CatalogMode } from './args.js';
 import { invalidParamsAnswer } from './invalid-params.js';
 import { stderrEventLog, stderrLog, type EventLog } from './log.js';
 import type { CallRecord } from './outcome.js';
@@ -90,6 +91,8 @@ export interface HttpOptions extends DescribeOptions {
   logInput?: boolean;
   /** Where the structured log lines go (default: stderr, one JSON object per line). */
   events?: EventLog;
+  /** One MCP tool per TWYLT tool (default), or browse mode's two (ADR 0025). */
+  catalog?: CatalogMode;
 }
 
 /**
@@ -230,7 +233,7 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
     if (messages.some((m) => methodOf(m) === 'initialize')) response.setHeader(SESSION_HEADER, randomUUID());
 
     const mayCall = oauth?.toolScopes ? (name: string) => mayCallTool(caller, name) : undefined;
-    const server: Server = createServer(tools, { log: mcpLog, limiter, onCall: onCall(caller), mayCall });
+    const server: Server = createServer(tools, { log: mcpLog, limiter, onCall: onCall(caller), mayCall, catalog: options.catalog });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     const ids = messages.flatMap((m) => (idOf(m) === undefined ? [] : [idOf(m)]));
     const exchange = openExchange(server, transport, ids);

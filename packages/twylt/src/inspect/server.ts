@@ -21,6 +21,7 @@ import { TwyltClientError } from '../client/errors.js';
 import { checkAccess, createToken, hostPort, hostsFor, originsFor, type AccessPolicy } from '../server/access.js';
 import { BodyTooLargeError, readBody } from '../server/body.js';
 import { listen } from '../server/listen.js';
+import { categoryOf } from '../toolset/category.js';
 import { showCommand } from '../toolset/entry.js';
 import { ToolsetError, type DescribedTool } from '../toolset/describe.js';
 import { CallLimiter, QueueFullError } from '../toolset/limiter.js';
@@ -114,6 +115,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     command: showCommand(tool.runner.client.command),
     transport: (tool.runner.entry.transport ?? 'cli') as TransportName,
     timeoutMs: tool.runner.entry.timeoutMs ?? options.defaultTimeoutMs,
+    category: categoryOf(tool.runner.entry),
   });
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {

@@ -22,6 +22,8 @@ export interface ToolInfo {
   transport: TransportName;
   /** The entry's time-out, else the server's default. */
   timeoutMs: number;
+  /** The entry's category ("pack/subfolder"), else the default group's name. */
+  category: string;
 }
 
 export interface ToolsResponse {

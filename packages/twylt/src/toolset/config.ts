@@ -38,7 +38,7 @@ export const CONFIG_SCHEMA = {
           maxOutputBytes: { ...positiveInteger, description: 'Limit of stdout and of stderr, each, in bytes.' },
           name: { type: 'string', minLength: 1, description: 'The name to serve it under; default: its published name.' },
           transport: { enum: ['cli', 'stdin', 'file'], description: 'How calls reach the tool; default: cli, stdin for large inputs.' },
-          category: { type: 'string', description: 'Where the tool sits in a catalog: "pack/subfolder", slash-separated.' },
+          category: { type: 'string', minLength: 1, description: 'Where the tool sits in a catalog: "pack/subfolder", slash-separated.' },
           source: { type: 'string', minLength: 1, description: "The tool's entry file, relative to the config file's directory." },
           describeTimeoutMs: { ...positiveInteger, description: 'Stop the start-up describe after this many milliseconds (default: timeoutMs).' },
           describeCache: {

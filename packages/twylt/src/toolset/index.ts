@@ -7,6 +7,7 @@
  *   const { output } = await tools[0].runner.call({ text: 'hi' });
  */
 export { toEntry, showCommand, type ToolEntry, type ToolEntryLike } from './entry.js';
+export { DEFAULT_CATEGORY, categoryCounts, categoryOf, inCategory } from './category.js';
 export { CONFIG_SCHEMA, ConfigError, collectEntries, parseConfig, readConfig } from './config.js';
 export { SEPARATOR, UsageError, cutAtSeparator, splitArgv, splitCommands } from './args.js';
 export { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from '../client/process.js';
