@@ -49,13 +49,15 @@ describe.skipIf(node === undefined)(`twylt-ai with ai 7 and @openai/agents, on $
     expect(report.agentsVersion).toBe(pinned('openai-agents'));
   });
 
-  it('ai 7: an invalid call reaches the model as a tool error naming each issue (AI_InvalidToolInputError); the corrected call runs', () => {
+  it('ai 7: an invalid call and a rejected one reach the model as tool errors naming each issue; the corrected call runs', () => {
     // ai 7 names the error classes in the text (ai 6: `Invalid input for tool ...: Type validation failed: ...`).
     const expected =
       'AI_InvalidToolInputError: Invalid input for tool book_room: AI_TypeValidationError: Type validation failed: Value: {"from":"soon"}.\n' +
       'Error message: Error: the arguments break the inputSchema of "book_room":\n- /: misses required property "to"\n- /from: must match pattern "^\\d{4}-\\d{2}-\\d{2}$"';
     expect(report.aiToolError).toBe(expected);
     expect(report.aiInvalid).toEqual([{ type: 'error-text', value: expected }]);
+    // A failure thrown by execute: ai 7 hands the model `error.toString()`, ai 6 `error.message`.
+    expect(report.aiRejected).toEqual({ type: 'error-text', value: 'TwyltCallError: "book_room" rejected its arguments. Correct them and call it again:\n- to: Must be after "from"' });
     expect(report.aiValid).toEqual({ type: 'text', value: '{"booking":"B-2030-02-01","nights":2}' });
     expect(report.aiText).toBe('Booked.');
   });
