@@ -30,7 +30,13 @@ const TMP = join(ROOT, '.bench-tmp', 'runtimes');
 const SOURCE = join(ROOT, 'examples/echo/tool.ts');
 const CLI = join(ROOT, 'packages/twylt/dist/cli/main.js');
 const ARG = '{"text": "hello"}';
-const cmd = (...argv) => ({ argv, cwd: ROOT });
+/**
+ * NODE_EXTRA_CA_CERTS (set on this kind of machine) is read by Node 20 at every start, by
+ * Node 22 and later only when TLS is first used: left set, it doubles Node 20's bare start
+ * here. Cleared for every command, so that each runtime starts as it does by default.
+ */
+const ENV = { NODE_EXTRA_CA_CERTS: '' };
+const cmd = (...argv) => ({ argv, cwd: ROOT, env: ENV });
 
 /** Builds the echo executable with `twylt build` run by `runner`; undefined (and why) when it cannot. */
 function buildEcho(name, runner, options = [], env = {}) {
@@ -85,7 +91,7 @@ const commands = {};
 for (const [i, runtime] of RUNTIMES.entries()) {
   commands[`${i}:bare`] = runtime.bare;
   commands[`${i}:source`] = runtime.source.command;
-  if (runtime.exe && existsSync(runtime.exe)) commands[`${i}:exe`] = { argv: [runtime.exe], cwd: ROOT };
+  if (runtime.exe && existsSync(runtime.exe)) commands[`${i}:exe`] = cmd(runtime.exe);
 }
 // Every tool command gets the same argument; the bare starts get none.
 for (const [id, command] of Object.entries(commands)) if (!id.endsWith(':bare')) command.argv.push(ARG);

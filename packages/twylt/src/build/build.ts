@@ -91,12 +91,12 @@ export async function buildTool(options: BuildOptions): Promise<BuildResult> {
 
   // The probe stays readable: its stack trace is what the author sees if the tool fails to load.
   const spec = await askSpec(entry, (await esm(runBuiltSource(undefined, `() => import(${JSON.stringify(entry)})`), false)).code);
-  if (compiler !== undefined) {
+  if (runtime !== 'node' && compiler !== undefined) {
     // The tool as it is, bundled: it answers describe itself, so the self-check proves that
     // its module loads and describes itself under that runtime as it did here.
     const { code } = await esm(`import ${JSON.stringify(entry)};`, minify);
     await mkdir(dirname(outfile), { recursive: true });
-    const temporary = await checkedProduct(outfile, spec, `${runtime} executable`, compiledProduct(runtime as 'bun' | 'deno', compiler, code));
+    const temporary = await checkedProduct(outfile, spec, `${runtime} executable`, compiledProduct(runtime, compiler, code));
     await publish(temporary, outfile, 0o755);
     return { outfile, bytes: (await stat(outfile)).size, spec };
   }
