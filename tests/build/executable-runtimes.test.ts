@@ -7,7 +7,7 @@
  * a Node executable, is one clear message. Runtimes come from scripts/runtimes.mjs; a test
  * whose runtime is not installed is skipped, saying so.
  */
-import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, example, run } from '../support/process.js';
@@ -38,8 +38,8 @@ function scratch(): string {
 const pathWith = (binary: string | undefined) => `${binary === undefined ? '' : `${dirname(binary)}:`}${process.env.PATH ?? ''}`;
 
 /** `twylt build` run by `runner` (Node 20 by default), with `env` added. */
-function build(args: string[], env: Record<string, string> = {}, runner: string[] = [process.execPath]) {
-  return run([...runner, CLI, 'build', ...args], { env, timeoutMs: BUILD_TIMEOUT_MS });
+function build(args: string[], env: Record<string, string> = {}, runner: string[] = [process.execPath], cwd?: string) {
+  return run([...runner, CLI, 'build', ...args], { env, timeoutMs: BUILD_TIMEOUT_MS, cwd });
 }
 
 /** The cases the issue names: json_spec, a non-ASCII call, an invalid call, stdin, file mode, INPUT_DESCRIBE. */
@@ -171,6 +171,16 @@ describe('what is missing, or run where it cannot work, is one clear message and
       );
     });
   }
+
+  it.skipIf(!bun)(`bun in the working directory's node_modules/.bin is found without PATH (the bun npm package)${bun ? '' : ` (skipped: ${runtimeMissing('bun')})`}`, async () => {
+    const project = scratch();
+    mkdirSync(join(project, 'node_modules/.bin'), { recursive: true });
+    symlinkSync(bun!, join(project, 'node_modules/.bin/bun'));
+    const out = join(project, 'echo');
+    const result = await build([ECHO, '-o', out, '--executable', '--runtime', 'bun'], { PATH: '/nonexistent' }, [process.execPath], project);
+    expect(result.code, result.stderr).toBe(0);
+    expect(await run([out, '{"text": "found"}'], { cwd: project })).toMatchObject({ code: 0, stdout: '{\n  "text": "found"\n}\n', stderr: '' });
+  }, BUILD_TIMEOUT_MS);
 
   it('--runtime without --executable is wrong usage', async () => {
     const out = scratch();
