@@ -22,7 +22,8 @@ startup snapshot, so a call starts about as fast as Node itself (Node's single e
 applications). The tool's module runs once, now: what it computes at its top level is
 fixed in the binary, and a module that leaves a timer, a server, a pending read or an open
 file behind, loads a native addon, or needs an ES module (top-level await) fails the build
-with the reason. It needs postject beside esbuild, and Node 20.12 or later.
+with the reason. It needs postject beside esbuild, and the build run by Node 20.12 or
+later (22, 24, 26; not Bun or Deno).
 Linux only for now. macOS also needs the copy's signature removed before injection and a
 new one after (codesign --remove-signature, then codesign --sign -) and postject's
 --macho-segment-name NODE_SEA; Windows needs an .exe name and may sign it (signtool).
