@@ -12,7 +12,7 @@ import { twyltTools, TwyltCallError } from 'twylt-ai';
 import { SLEEPER, isRunning, sleeperPid, waitFor } from '../support/mcp.js';
 import { example } from '../support/process.js';
 import { NO_PYTHON_REASON, noPython, pythonTool } from '../support/python.js';
-import { BOOKING, answer, callTools, scriptedModel, scriptedStreamingModel, toolResultsIn } from './support.js';
+import { ABORT_WITHIN_MS, BOOKING, answer, callTools, scriptedModel, scriptedStreamingModel, toolResultsIn } from './support.js';
 
 const dirs: string[] = [];
 function scratch(): string {
@@ -165,8 +165,12 @@ describe('failures the model can act on, in the loop', () => {
     const pid = await sleeperPid(pidFile);
     expect(isRunning(pid)).toBe(true);
     controller.abort(new Error('the user left'));
+    const aborted = Date.now();
 
     await expect(generation).rejects.toThrow('the user left');
+    // Within seconds of abort(): a dropped signal would leave the sleeper to the 30 s default
+    // time-out, and the generation would reject only after that.
+    expect(Date.now() - aborted).toBeLessThan(ABORT_WITHIN_MS);
     await waitFor(() => !isRunning(pid), `the sleeper (pid ${pid}) to be killed`, 5_000);
     // The model was never asked for a second step.
     expect(model.doGenerateCalls).toHaveLength(1);

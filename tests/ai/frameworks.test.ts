@@ -13,7 +13,7 @@ import { RunContext, tool as openaiTool } from '@openai/agents-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { describeForAgents, type AgentTool } from 'twylt-ai';
 import { SLEEPER, isRunning, sleeperPid, waitFor } from '../support/mcp.js';
-import { BOOKING } from './support.js';
+import { ABORT_WITHIN_MS, BOOKING } from './support.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'twylt-ai-frameworks-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -71,7 +71,10 @@ describe('LangChain.js', () => {
     const run = sleeper!.invoke({ action: 'wait', pid_file: pidFile, release_file: join(scratch, 'never') }, { signal: controller.signal });
     const pid = await sleeperPid(pidFile);
     controller.abort();
+    const aborted = Date.now();
     await expect(run).rejects.toThrow();
+    // Within seconds, not at the 30 s default time-out a dropped signal would wait for.
+    expect(Date.now() - aborted).toBeLessThan(ABORT_WITHIN_MS);
     await waitFor(() => !isRunning(pid), `the sleeper (pid ${pid}) to be killed`, 5_000);
   });
 });
