@@ -53,7 +53,7 @@ describe.skipIf(node === undefined)(`twylt-ai with ai 7 and @openai/agents, on $
     // ai 7 names the error classes in the text (ai 6: `Invalid input for tool ...: Type validation failed: ...`).
     const expected =
       'AI_InvalidToolInputError: Invalid input for tool book_room: AI_TypeValidationError: Type validation failed: Value: {"from":"soon"}.\n' +
-      'Error message: Error: the arguments break the inputSchema of "book_room":\n- /: misses required property "to"\n- /from: must match pattern "^\\d{4}-\\d{2}-\\d{2}$"';
+      'Error message: Error: the arguments break the inputSchema of "book_room":\n- /: misses required property "to"\n- /from: must match the pattern /^\\d{4}-\\d{2}-\\d{2}$/ (got "soon")';
     expect(report.aiToolError).toBe(expected);
     expect(report.aiInvalid).toEqual([{ type: 'error-text', value: expected }]);
     // A failure thrown by execute: ai 7 hands the model `error.toString()`, ai 6 `error.message`.
@@ -72,7 +72,7 @@ describe.skipIf(node === undefined)(`twylt-ai with ai 7 and @openai/agents, on $
     expect(report.agentsValid).toBe('{"booking":"B-2030-02-01","nights":2}');
     expect(report.agentsInvalid).toBe(
       'Invalid arguments for "book_room" (checked against its inputSchema; the tool was not run). Correct them and call it again:\n' +
-        '- /: misses required property "to"\n- /from: must match pattern "^\\d{4}-\\d{2}-\\d{2}$"',
+        '- /: misses required property "to"\n- /from: must match the pattern /^\\d{4}-\\d{2}-\\d{2}$/ (got "soon")',
     );
     expect(report.agentsFailed).toBe('"book_room" failed: FullyBooked: no room is free on the night of 2030-01-01');
   });
