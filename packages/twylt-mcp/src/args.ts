@@ -2,7 +2,7 @@
  * The `twylt-mcp` command line: bridge options first, then one `--` before each tool's
  * command. Pure: turns argv into a plan, reads no files.
  *
- *   twylt-mcp [--config FILE]... [--timeout MS] [--max-output-bytes N] [--max-message-bytes N] [--http [HOST:]PORT ...] [-- CMD [ARG...]]...
+ *   twylt-mcp [--config FILE]... [--timeout MS] [--max-output-bytes N] [--warm N] [--max-message-bytes N] [--http [HOST:]PORT ...] [-- CMD [ARG...]]...
  */
 import { parseArgs } from 'node:util';
 import { parseListenAddress } from 'twylt/server';
@@ -18,6 +18,10 @@ export interface CliPlan {
   /** Defaults for every tool that does not set its own. */
   timeoutMs?: number;
   maxOutputBytes?: number;
+  /** Warm processes per tool, of all tools together, and how long one may wait unused (ADR 0026). */
+  warm?: number;
+  maxWarm?: number;
+  warmIdleMs?: number;
   /** Tool processes at once, and calls that may wait for one (both modes). */
   maxConcurrency?: number;
   maxQueue?: number;
@@ -52,11 +56,19 @@ not share a name.
 Options:
   --config FILE            tools from a JSON file: {"tools": [{"command": [...], "cwd"?,
                            "env"?, "timeoutMs"?, "maxOutputBytes"?, "name"?,
-                           "transport"?}]}; repeatable
+                           "transport"?, "warm"?}]}; repeatable
   --timeout MS             default time-out of each call and of the start-up describe
                            (default 30000)
   --max-output-bytes N     default limit of a tool's stdout and of its stderr
                            (default 4194304)
+  --warm N                 start N processes of each tool ahead of its calls, waiting on
+                           stdin, so that a call skips the tool's start-up; a config
+                           entry's "warm" overrides it (default 0: none)
+  --max-warm N             warm processes of all tools together (default 8): each holds
+                           its tool's memory while it waits (30-60 MB for a Node.js or
+                           Python tool), so size it to the memory you can spare
+  --warm-idle-ms MS        retire a warm process unused for this long; the next call
+                           starts cold and warms the tool again (default 300000)
   --max-concurrency N      tool processes at once; further calls wait (default: no limit
                            over stdio, the number of CPUs over HTTP)
   --max-queue N            calls that may wait for a slot; beyond, a call is refused with
@@ -104,6 +116,9 @@ export function parseCli(argv: readonly string[]): CliPlan {
         timeout: { type: 'string' },
         'max-output-bytes': { type: 'string' },
         'max-concurrency': { type: 'string' },
+        warm: { type: 'string' },
+        'max-warm': { type: 'string' },
+        'warm-idle-ms': { type: 'string' },
         'max-queue': { type: 'string' },
         'max-message-bytes': { type: 'string' },
         http: { type: 'string' },
@@ -130,6 +145,9 @@ export function parseCli(argv: readonly string[]): CliPlan {
     timeoutMs: positiveInteger('--timeout', values.timeout),
     maxOutputBytes: positiveInteger('--max-output-bytes', values['max-output-bytes']),
     maxConcurrency: positiveInteger('--max-concurrency', values['max-concurrency']),
+    warm: wholeNumber('--warm', values.warm),
+    maxWarm: wholeNumber('--max-warm', values['max-warm']),
+    warmIdleMs: positiveInteger('--warm-idle-ms', values['warm-idle-ms']),
     maxQueue: wholeNumber('--max-queue', values['max-queue']),
     maxMessageBytes: positiveInteger('--max-message-bytes', values['max-message-bytes']),
   };

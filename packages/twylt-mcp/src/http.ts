@@ -234,6 +234,7 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
     }
     closing = (async () => {
       draining = true;
+      for (const tool of tools) tool.runner.close();
       events('draining', { running: limiter.running, queued: limiter.queued, graceMs });
       const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
       http.closeIdleConnections();

@@ -20,7 +20,7 @@ import { BodyTooLargeError, readBody } from '../server/body.js';
 import { listen } from '../server/listen.js';
 import { showCommand } from '../toolset/entry.js';
 import { ToolsetError, type DescribedTool } from '../toolset/describe.js';
-import { HttpError, parseCallRequest, parseDescribeRequest, runCall, runDescribe } from './calls.js';
+import { HttpError, defaultTransport, parseCallRequest, parseDescribeRequest, runCall, runDescribe } from './calls.js';
 import { CallHistory } from './history.js';
 import { PAGE, loadAssets, refusalPage } from './page.js';
 import type { ToolInfo, TransportName } from './types.js';
@@ -83,7 +83,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     name: tool.name,
     spec: tool.spec,
     command: showCommand(tool.runner.client.command),
-    transport: (tool.runner.entry.transport ?? 'cli') as TransportName,
+    transport: defaultTransport(tool),
     timeoutMs: tool.runner.entry.timeoutMs ?? options.defaultTimeoutMs,
   });
 
@@ -156,7 +156,10 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
       case 'POST /api/reload': {
         await readBody(request, MAX_REQUEST_BYTES);
         try {
+          const before = tools;
           tools = byName(await options.reload());
+          // Fresh warm processes came with the new descriptions; the old ones are retired.
+          for (const tool of before.values()) tool.runner.close();
         } catch (error) {
           if (error instanceof ToolsetError) throw new HttpError(502, `the tools could not be described again; the page keeps the earlier descriptions:\n${error.message}`);
           throw error;
@@ -193,6 +196,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     close: () =>
       new Promise<void>((resolve) => {
         for (const controller of running) controller.abort();
+        for (const tool of tools.values()) tool.runner.close();
         server.close(() => resolve());
         server.closeAllConnections();
       }),

@@ -38,6 +38,7 @@ export const CONFIG_SCHEMA = {
           maxOutputBytes: { ...positiveInteger, description: 'Limit of stdout and of stderr, each, in bytes.' },
           name: { type: 'string', minLength: 1, description: 'The name to serve it under; default: its published name.' },
           transport: { enum: ['cli', 'stdin', 'file'], description: 'How calls reach the tool; default: cli, stdin for large inputs.' },
+          warm: { type: 'integer', minimum: 0, description: 'Processes started ahead, waiting for calls on stdin; default 0: none.' },
         },
         required: ['command'],
         additionalProperties: false,

@@ -7,6 +7,7 @@ import type { ToolSpec } from '../client/types.js';
 import { isRecord } from '../protocol/record.js';
 import { showCommand, type ToolEntry } from './entry.js';
 import { createRunner, type RunnerDefaults, type ToolRunner } from './runner.js';
+import { WarmCap } from './warm.js';
 
 /** One tool of a described set. */
 export interface DescribedTool {
@@ -49,11 +50,16 @@ export interface DescribeToolsetOptions extends RunnerDefaults {
 export async function describeToolset(entries: readonly ToolEntry[], options: DescribeToolsetOptions = {}): Promise<DescribedTool[]> {
   if (entries.length === 0) throw new ToolsetError(['no tools given']);
   const rename = options.renameHint ?? 'with "name" in a config file';
+  // One total of warm processes for the whole set.
+  options = { ...options, warmCap: options.warmCap ?? new WarmCap(options.maxWarm) };
   const settled = await Promise.allSettled(entries.map((entry) => describeOne(entry, options, rename)));
   const problems = settled.flatMap((outcome) => (outcome.status === 'rejected' ? [(outcome.reason as Error).message] : []));
   const tools = settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
   problems.push(...duplicateNames(tools, rename));
-  if (problems.length > 0) throw new ToolsetError(problems);
+  if (problems.length > 0) {
+    for (const tool of tools) tool.runner.close();
+    throw new ToolsetError(problems);
+  }
   return tools;
 }
 

@@ -23,6 +23,8 @@ export interface ToolEntry {
    * when the input is too large for one argument.
    */
   transport?: Transport;
+  /** Processes started ahead, waiting for calls (stdin transport; default 0: none; ADR 0026). */
+  warm?: number;
 }
 
 /** A tool as code may give it: an argv array, or a full entry. */

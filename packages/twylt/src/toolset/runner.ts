@@ -6,10 +6,11 @@ import { TwyltClient, type CallResult } from '../client/client.js';
 import { resolveCommand } from '../client/command.js';
 import { SchemaMismatchError, type SchemaIssue } from '../client/errors.js';
 import type { NumberFidelity } from '../client/json.js';
-import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from '../client/process.js';
+import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, mergeEnv } from '../client/process.js';
 import type { ToolSpec, Transport } from '../client/types.js';
 import { DESCRIBE_KEY } from '../protocol/constants.js';
 import type { ToolEntry } from './entry.js';
+import { DEFAULT_WARM_IDLE_MS, WarmCap, WarmPool } from './warm.js';
 
 /** A call must never turn into a describe request: the key is TWYLT's, refused before any run. */
 const RESERVED_DESCRIBE: SchemaIssue = { path: `/${DESCRIBE_KEY}`, message: 'is reserved by TWYLT for describe requests', keyword: 'not' };
@@ -17,6 +18,14 @@ const RESERVED_DESCRIBE: SchemaIssue = { path: `/${DESCRIBE_KEY}`, message: 'is 
 export interface RunnerDefaults {
   timeoutMs?: number;
   maxOutputBytes?: number;
+  /** Warm processes of each tool whose entry sets no `warm` (default 0: none; ADR 0026). */
+  warm?: number;
+  /** Warm processes of all tools together, when no `warmCap` is given (default DEFAULT_MAX_WARM). */
+  maxWarm?: number;
+  /** The total shared by several runners (describeToolset makes one per set). */
+  warmCap?: WarmCap;
+  /** Retire a warm process that waited this long unused (default DEFAULT_WARM_IDLE_MS). */
+  warmIdleMs?: number;
 }
 
 export interface RunnerCallOptions {
@@ -38,8 +47,16 @@ export interface ToolRunner {
   spec(options?: { signal?: AbortSignal }): Promise<ToolSpec>;
   /** Run the tool on `input`. */
   call(input: Record<string, unknown>, options?: RunnerCallOptions): Promise<CallResult>;
+  /** Its warm processes, if it has any (`warm` above 0, and a described tool). */
+  readonly warm: WarmPool | undefined;
+  /** Retire its warm processes, for good; calls still running go on. */
+  close(): void;
 }
 
+/**
+ * The runner of one entry. Given the tool's `spec` (a tool to serve, not one being
+ * described), it starts the entry's warm processes at once.
+ */
 export function createRunner(entry: ToolEntry, defaults: RunnerDefaults = {}, spec?: ToolSpec): ToolRunner {
   // A file-transport call runs the tool in a fresh directory: a relative script path must
   // not depend on it. What a command finds through PATH is left alone.
@@ -56,9 +73,23 @@ export function createRunner(entry: ToolEntry, defaults: RunnerDefaults = {}, sp
     maxOutputBytes: entry.maxOutputBytes ?? defaults.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
     spec,
   });
+  const size = entry.warm ?? defaults.warm ?? 0;
+  const warm =
+    spec && size > 0
+      ? new WarmPool({
+          size,
+          command: client.command,
+          cwd: client.options.cwd,
+          env: mergeEnv(client.options.env),
+          cap: defaults.warmCap ?? new WarmCap(defaults.maxWarm),
+          idleMs: defaults.warmIdleMs ?? DEFAULT_WARM_IDLE_MS,
+        })
+      : undefined;
   return {
     entry,
     client,
+    warm,
+    close: () => warm?.close(),
     spec: (options) => client.spec({ signal: options?.signal }),
     async call(input, options = {}) {
       if (Object.hasOwn(input, DESCRIBE_KEY)) throw new SchemaMismatchError(client.command, 'input', [RESERVED_DESCRIBE], undefined);
@@ -68,6 +99,7 @@ export function createRunner(entry: ToolEntry, defaults: RunnerDefaults = {}, sp
         timeoutMs: options.timeoutMs,
         numbers: options.numbers,
         validate: options.validate ?? true,
+        warm,
       });
     },
   };

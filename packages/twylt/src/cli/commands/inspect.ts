@@ -6,6 +6,7 @@ import { splitArgv } from '../../toolset/args.js';
 import { ConfigError, collectEntries } from '../../toolset/config.js';
 import { ToolsetError, describeToolset, type DescribedTool } from '../../toolset/describe.js';
 import { DEFAULT_TIMEOUT_MS } from '../../client/process.js';
+import { DEFAULT_MAX_WARM } from '../../toolset/warm.js';
 import { CLI_EXIT, UsageError, parseOptions, type Command } from '../command.js';
 import { INTERRUPT_SIGNALS, interruptible } from '../interrupt.js';
 import { parseTimeout } from './describe.js';
@@ -14,7 +15,7 @@ const HELP = `twylt inspect: try TWYLT tools in the browser
 
 Usage:
   twylt inspect [--config tools.json]... [--port N] [--host H] [--timeout MS]
-                [--no-open] [-- <tool command...> [-- <tool command...>]...]
+                [--warm N] [--max-warm N] [--no-open] [-- <tool command...> [-- <tool command...>]...]
 
 Describes every tool, then serves a local page that lists them, builds a form from each
 input schema (or edit the input as JSON), calls the tool over the transport you pick and
@@ -30,11 +31,16 @@ are served; the page runs only the tools given here, never a command it is sent.
 Options:
   --config FILE   tools from a JSON file, the format twylt-mcp reads:
                   {"tools": [{"command": [...], "cwd"?, "env"?, "timeoutMs"?,
-                  "maxOutputBytes"?, "name"?, "transport"?}]}; repeatable
+                  "maxOutputBytes"?, "name"?, "transport"?, "warm"?}]}; repeatable
   --port N        the port to listen on (default 0: any free port)
   --host H        the address to listen on (default ${DEFAULT_HOST}, this machine only;
                   0.0.0.0 serves every network, still only with the token)
   --timeout MS    the default time-out of a call, and of describing a tool (default ${DEFAULT_TIMEOUT_MS})
+  --warm N        start N processes of each tool ahead of its calls, waiting on stdin,
+                  so that a stdin call skips the tool's start-up; a config entry's
+                  "warm" overrides it (default 0: none); a reload starts fresh ones
+  --max-warm N    warm processes of all tools together (default ${DEFAULT_MAX_WARM}): each holds
+                  its tool's memory while it waits (30-60 MB for a Node.js or Python tool)
   --no-open       do not open the page in a browser
   -h, --help      show this help
 
@@ -65,6 +71,8 @@ export const command: Command = {
         port: { type: 'string' },
         host: { type: 'string' },
         timeout: { type: 'string' },
+        warm: { type: 'string' },
+        'max-warm': { type: 'string' },
         'no-open': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -81,6 +89,7 @@ export const command: Command = {
     const host = values.host ?? DEFAULT_HOST;
     if (host === '') throw new UsageError('--host needs an address, such as 127.0.0.1');
     const timeoutMs = parseTimeout(values.timeout) ?? DEFAULT_TIMEOUT_MS;
+    const warm = { warm: parseCount('--warm', values.warm), maxWarm: parseCount('--max-warm', values['max-warm']) };
     const say = (line: string) => io.stderr.write(`twylt inspect: ${line}\n`);
 
     let describe: (signal?: AbortSignal) => Promise<DescribedTool[]>;
@@ -89,7 +98,7 @@ export const command: Command = {
         ...entry,
         cwd: entry.cwd ?? io.cwd,
       }));
-      describe = (signal) => describeToolset(entries, { timeoutMs, renameHint: 'with "name" in a --config file', signal });
+      describe = (signal) => describeToolset(entries, { timeoutMs, ...warm, renameHint: 'with "name" in a --config file', signal });
     } catch (error) {
       if (error instanceof ConfigError) {
         say(error.message);
@@ -138,4 +147,10 @@ function parsePort(text: string | undefined): number {
   const port = Number(text);
   if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`--port takes a port number from 0 to 65535 (0: any free port); got "${text}"`);
   return port;
+}
+
+function parseCount(option: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text))) throw new UsageError(`${option} takes a whole number; got "${text}"`);
+  return Number(text);
 }
