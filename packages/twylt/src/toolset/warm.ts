@@ -92,6 +92,11 @@ export class WarmPool implements WarmSource {
     return this.#waiting.size;
   }
 
+  /** Their process ids, oldest first. */
+  get pids(): number[] {
+    return [...this.#waiting].flatMap((waiting) => (waiting.child.pid === undefined ? [] : [waiting.child.pid]));
+  }
+
   take(): ChildProcessWithoutNullStreams | undefined {
     let taken: ChildProcessWithoutNullStreams | undefined;
     for (const waiting of this.#waiting) {
