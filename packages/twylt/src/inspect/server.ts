@@ -23,7 +23,7 @@ import { ToolsetError, type DescribedTool } from '../toolset/describe.js';
 import { HttpError, defaultTransport, parseCallRequest, parseDescribeRequest, runCall, runDescribe } from './calls.js';
 import { CallHistory } from './history.js';
 import { PAGE, loadAssets, refusalPage } from './page.js';
-import type { ToolInfo, TransportName } from './types.js';
+import type { ToolInfo } from './types.js';
 
 export interface InspectorOptions {
   tools: readonly DescribedTool[];
