@@ -161,7 +161,7 @@ const call = (rpcId, id, action, options) => post({ jsonrpc: '2.0', id: rpcId, m
 
 /** Each kind: what it sends, and the outcome its answer must have (undefined: no answer awaited). */
 const MIX = ['ok', 'ok', 'ok', 'ok', 'ok', 'invalid', 'fail', 'crash', 'hang', 'flood', 'disconnect', 'cancel'];
-const EXPECT = { ok: 'ok', invalid: /must be one of|not one of|enum/i, fail: /failed on request/, crash: /SIGKILL|killed/i, hang: /time-out|timed out|timeout/i, flood: /limit|too large|more than/i };
+const EXPECT = { ok: 'ok', invalid: /Invalid arguments/, fail: /failed on request/, crash: /SIGKILL|killed/i, hang: /time-out|timed out|timeout/i, flood: /limit|too large|more than/i };
 const outcomes = {};
 const sent = new Map();
 let issued = 0;
