@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TwyltClientError, type CallResult, type WarmSource } from 'twylt/client';
 import { WarmCap, WarmPool, createRunner, describeToolset, type ToolEntry, type ToolRunner } from 'twylt/toolset';
+import { describeForAgents } from 'twylt-ai';
 import { example, fixture } from '../support/process.js';
 import { isAlive, waitGone, waitUntilReadingStdin } from '../support/processes.js';
 import { NO_PYTHON_REASON, noPython, pythonTool } from '../support/python.js';
@@ -134,6 +135,17 @@ describe('each call has a process of its own', () => {
     expect((await runner.call({ note: 'a' })).transport).toBe('stdin');
     expect((await runner.call({ note: 'b' }, { transport: 'cli' })).transport).toBe('cli');
     expect((await runner.call({ note: 'c' }, { transport: 'file' })).transport).toBe('file');
+  });
+});
+
+describe('every consumer gets them', () => {
+  it('twylt-ai: the warm option, and a call served by a waiting process', async () => {
+    const dir = freshDir();
+    const [tool] = await describeForAgents([{ command: fixture('warm_probe'), env: { WARM_PROBE_DIR: dir } }], { warm: 1 });
+    runners.push(tool!.runner);
+    const [pid] = tool!.runner.warm!.pids;
+    const { output } = await tool!.run({ note: 'agent' });
+    expect(output).toMatchObject({ pid, note: 'agent', calls: 1 });
   });
 });
 
