@@ -185,7 +185,7 @@ describe('a waiting process whose consumer goes away', () => {
   it('reads "{" and the end of stdin: a protocol error, exit 4; it never runs on the input.json beside it', async () => {
     const dir = freshDir();
     writeFileSync(join(dir, 'input.json'), JSON.stringify({ note: 'from input.json' }));
-    const pool = new WarmPool({ size: 1, command: fixture('warm_probe'), cwd: dir, env: { ...process.env, WARM_PROBE_DIR: dir }, cap: new WarmCap(1), idleMs: 0 });
+    const pool = new WarmPool({ size: 1, command: fixture('warm_probe'), cwd: dir, env: { WARM_PROBE_DIR: dir }, cap: new WarmCap(1), idleMs: 0 });
     const child = pool.take()!;
     await waitUntilReadingStdin(child.pid!, 20_000);
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

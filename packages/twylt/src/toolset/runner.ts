@@ -6,7 +6,7 @@ import { TwyltClient, type CallResult } from '../client/client.js';
 import { resolveCommand } from '../client/command.js';
 import { SchemaMismatchError, type SchemaIssue } from '../client/errors.js';
 import type { NumberFidelity } from '../client/json.js';
-import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, mergeEnv } from '../client/process.js';
+import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from '../client/process.js';
 import type { ToolSpec, Transport } from '../client/types.js';
 import { DESCRIBE_KEY } from '../protocol/constants.js';
 import type { ToolEntry } from './entry.js';
@@ -80,7 +80,7 @@ export function createRunner(entry: ToolEntry, defaults: RunnerDefaults = {}, sp
           size,
           command: client.command,
           cwd: client.options.cwd,
-          env: mergeEnv(client.options.env),
+          env: client.options.env,
           cap: defaults.warmCap ?? new WarmCap(defaults.maxWarm),
           idleMs: defaults.warmIdleMs ?? DEFAULT_WARM_IDLE_MS,
         })

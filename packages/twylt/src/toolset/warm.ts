@@ -11,6 +11,7 @@
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { WarmSource } from '../client/client.js';
+import { mergeEnv } from '../client/process.js';
 import { killTool, spawnTool } from '../client/spawn.js';
 
 /** Warm processes of all tools together, unless told otherwise (`--max-warm`). */
@@ -49,10 +50,13 @@ export class WarmCap {
 export interface WarmPoolOptions {
   /** Processes kept waiting, at most. */
   size: number;
-  /** What a cold call would run: argv, working directory, whole environment. */
+  /**
+   * What a cold call would run: argv, working directory, and what it adds to the consumer's
+   * environment (`undefined` removes a variable), merged at each start as a cold call does.
+   */
   command: readonly string[];
   cwd?: string;
-  env: NodeJS.ProcessEnv;
+  env?: Record<string, string | undefined>;
   cap: WarmCap;
   /** Retire a process that waited this long; 0 or Infinity: never. */
   idleMs: number;
@@ -138,7 +142,7 @@ export class WarmPool implements WarmSource {
     const { command, cwd, env, idleMs } = this.#options;
     let child: ChildProcessWithoutNullStreams;
     try {
-      child = spawnTool(command, { cwd, env });
+      child = spawnTool(command, { cwd, env: mergeEnv(env) });
     } catch {
       // What a cold call reports itself (E2BIG...): no warm process for this tool.
       this.#options.cap.release();
