@@ -136,6 +136,12 @@ describe('each call has a process of its own', () => {
     expect((await runner.call({ note: 'b' }, { transport: 'cli' })).transport).toBe('cli');
     expect((await runner.call({ note: 'c' }, { transport: 'file' })).transport).toBe('file');
   });
+
+  it('an entry set to cli or file gets no warm process', async () => {
+    for (const transport of ['cli', 'file'] as const) {
+      expect((await served({ command: fixture('warm_probe'), transport, warm: 2 })).warm).toBeUndefined();
+    }
+  });
 });
 
 describe('every consumer gets them', () => {

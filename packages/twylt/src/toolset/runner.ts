@@ -73,7 +73,8 @@ export function createRunner(entry: ToolEntry, defaults: RunnerDefaults = {}, sp
     maxOutputBytes: entry.maxOutputBytes ?? defaults.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
     spec,
   });
-  const size = entry.warm ?? defaults.warm ?? 0;
+  // Only stdin calls take a warm process: an entry set to another transport gets none.
+  const size = entry.transport === 'cli' || entry.transport === 'file' ? 0 : (entry.warm ?? defaults.warm ?? 0);
   const warm =
     spec && size > 0
       ? new WarmPool({
