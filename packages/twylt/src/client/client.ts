@@ -159,8 +159,8 @@ export class TwyltClient {
     const payload = stringifyExact(input);
     const auto = options.transport === undefined || options.transport === 'auto';
     const cold = auto ? (Buffer.byteLength(payload) > MAX_ARGUMENT_BYTES ? 'stdin' : 'cli') : (options.transport as Transport);
-    // A warm process serves `stdin` and `auto` calls run as the client was configured; it
-    // has been given the input's first byte already.
+    // A warm process serves `stdin` and `auto` calls made with the client's own cwd and
+    // environment (it was started with them); it has the input's first byte already.
     const warmable = (auto || cold === 'stdin') && options.cwd === undefined && options.env === undefined && payload.startsWith('{');
     const warm = warmable ? options.warm?.take() : undefined;
     let result: ProcessResult | undefined;
