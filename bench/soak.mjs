@@ -37,7 +37,8 @@ for (const [name, value] of [['--minutes', MINUTES], ['--clients', CLIENTS], ['-
 const ROOT = new URL('..', import.meta.url).pathname;
 const BRIDGE = join(ROOT, 'packages/twylt-mcp/dist/cli.js');
 const TOOL = [process.execPath, join(ROOT, 'bench/tools/soak_tool.mjs')];
-const TIMEOUT_MS = 1500;
+/** Long enough for a tool to start and crash on a loaded machine; the hanging calls wait it out. */
+const TIMEOUT_MS = 3000;
 const SAMPLE_MS = 3000;
 /** The bounds: end (idle) against start (idle). */
 const BOUNDS = { rssMiB: 64, heapMiB: 8, fds: 4, children: 0, zombies: 0 };
@@ -96,15 +97,18 @@ function descendants(pid) {
   }
   return children.flatMap((child) => [{ pid: child, state: stateOf(child) }, ...descendants(child)]);
 }
-function stateOf(pid) {
+function statOf(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
-    return 'gone';
+    return undefined;
   }
 }
-const seen = new Set();
+const stateOf = (pid) => statOf(pid)?.[0] ?? 'gone';
+/** A process is the one seen before only if it started at the same time: pids are reused. */
+const startOf = (pid) => statOf(pid)?.[19];
+const seen = new Map();
 function heapAndRss() {
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve({ heapUsed: Number.NaN, rss: Number.NaN }), 5000);
@@ -118,7 +122,7 @@ function heapAndRss() {
 async function sample() {
   const { heapUsed, rss } = await heapAndRss();
   const family = descendants(bridge.pid);
-  for (const { pid } of family) seen.add(pid);
+  for (const { pid } of family) if (!seen.has(pid)) seen.set(pid, startOf(pid));
   let fds = Number.NaN;
   try {
     fds = readdirSync(`/proc/${bridge.pid}/fd`).length;
@@ -253,7 +257,7 @@ if (!stopped) {
   bridge.kill('SIGKILL');
 }
 await idle(1000);
-const left = [...seen].filter((pid) => !['gone', 'Z'].includes(stateOf(pid)));
+const left = [...seen].filter(([pid, start]) => startOf(pid) === start && stateOf(pid) !== 'Z').map(([pid]) => pid);
 if (left.length > 0) problems.push(`processes left after the bridge ended: ${left.join(', ')}`);
 rmSync(work, { recursive: true, force: true });
 
