@@ -122,7 +122,11 @@ function heapAndRss() {
 async function sample() {
   const { heapUsed, rss } = await heapAndRss();
   const family = descendants(bridge.pid);
-  for (const { pid } of family) if (!seen.has(pid)) seen.set(pid, startOf(pid));
+  for (const { pid } of family) {
+    // One already gone between the listing and its stat is not recorded: it left nothing.
+    const start = startOf(pid);
+    if (start !== undefined && !seen.has(pid)) seen.set(pid, start);
+  }
   let fds = Number.NaN;
   try {
     fds = readdirSync(`/proc/${bridge.pid}/fd`).length;
