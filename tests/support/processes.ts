@@ -71,6 +71,11 @@ export async function waitUntilPollingFile(pid: number, path: string, ms = 10_00
   }
 }
 
+/** Does `pid`, or a process it started, wait for data on its stdin now? Linux only. */
+export function isReadingStdin(pid: number): boolean {
+  return family(pid).some(pollsStdin);
+}
+
 /**
  * Resolves with the pid of the process (`pid` or one it started) once it waits for data on its
  * stdin: the readiness signal that replaces a fixed sleep before writing to, or signalling, a

@@ -89,6 +89,9 @@ export async function agentTools(entries: readonly ToolEntryLike[], options: Age
     cache: options.describeOnce,
     describeTimeoutMs: options.describeTimeoutMs,
     onUndescribed: options.onUndescribed,
+    warm: options.warm,
+    maxWarm: options.maxWarm,
+    warmIdleMs: options.warmIdleMs,
     renameHint: RENAME_HINT,
     checkName: checkNames ? nameProblem : undefined,
   });
@@ -106,7 +109,10 @@ export async function agentTools(entries: readonly ToolEntryLike[], options: Age
           : undefined;
     return wrong ? [`cannot serve "${tool.name}" (${showCommand(tool.runner.entry.command)}): ${wrong}`] : [];
   });
-  if (problems.length > 0) throw new ToolsetError(problems);
+  if (problems.length > 0) {
+    for (const tool of described) tool.runner.close();
+    throw new ToolsetError(problems);
+  }
   return described.map((tool, i) => agentTool(tool, (settled[i] as PromiseFulfilledResult<(value: unknown) => SchemaIssue[]>).value));
 }
 

@@ -2,7 +2,7 @@
  * The `twylt-mcp` command line: bridge options first, then one `--` before each tool's
  * command. Pure: turns argv into a plan, reads no files.
  *
- *   twylt-mcp [--config FILE]... [--scan DIR]... [--catalog tools|browse] [--timeout MS] [--describe-timeout MS] [--strict] [--max-output-bytes N] [--max-message-bytes N] [--http [HOST:]PORT ...] [-- CMD [ARG...]]...
+ *   twylt-mcp [--config FILE]... [--scan DIR]... [--catalog tools|browse] [--timeout MS] [--describe-timeout MS] [--strict] [--max-output-bytes N] [--warm N] [--max-message-bytes N] [--http [HOST:]PORT ...] [-- CMD [ARG...]]...
  */
 import { parseArgs } from 'node:util';
 import { authServerUrl, parseListenAddress, resourceUrl } from 'twylt/server';
@@ -30,6 +30,10 @@ export interface CliPlan {
   /** Defaults for every tool that does not set its own. */
   timeoutMs?: number;
   maxOutputBytes?: number;
+  /** Warm processes per tool, of all tools together, and how long one may wait unused (ADR 0026). */
+  warm?: number;
+  maxWarm?: number;
+  warmIdleMs?: number;
   /** Tool processes at once, and calls that may wait for one (both modes). */
   maxConcurrency?: number;
   maxQueue?: number;
@@ -77,7 +81,7 @@ not share a name.
 Options:
   --config FILE            tools from a JSON file: {"tools": [{"command": [...], "cwd"?,
                            "env"?, "timeoutMs"?, "maxOutputBytes"?, "name"?,
-                           "transport"?, "category"?}]}; repeatable
+                           "transport"?, "category"?, "warm"?}]}; repeatable
   --scan DIR               serve the ok tools found under DIR, as "twylt scan DIR" finds
                            them: this RUNS CODE FROM DIR (each entry point describes
                            itself); nothing is installed; repeatable
@@ -90,6 +94,14 @@ Options:
                            leave it out, say so on stderr, serve the others)
   --max-output-bytes N     default limit of a tool's stdout and of its stderr
                            (default 4194304)
+  --warm N                 start N processes of each tool ahead of its calls, waiting on
+                           stdin, so that a call skips the tool's start-up; a config
+                           entry's "warm" overrides it (default 0: none)
+  --max-warm N             warm processes of all tools together (default 8): each holds
+                           its tool's memory while it waits (30-60 MB for a Node.js or
+                           Python tool), so size it to the memory you can spare
+  --warm-idle-ms MS        retire a warm process unused for this long; the next call
+                           starts cold and warms the tool again (default 300000)
   --max-concurrency N      tool processes at once; further calls wait (default: no limit
                            over stdio, the number of CPUs over HTTP)
   --max-queue N            calls that may wait for a slot; beyond, a call is refused with
@@ -161,6 +173,9 @@ export function parseCli(argv: readonly string[]): CliPlan {
         strict: { type: 'boolean' },
         'max-output-bytes': { type: 'string' },
         'max-concurrency': { type: 'string' },
+        warm: { type: 'string' },
+        'max-warm': { type: 'string' },
+        'warm-idle-ms': { type: 'string' },
         'max-queue': { type: 'string' },
         'max-message-bytes': { type: 'string' },
         http: { type: 'string' },
@@ -198,6 +213,9 @@ export function parseCli(argv: readonly string[]): CliPlan {
     describeTimeoutMs: positiveInteger('--describe-timeout', values['describe-timeout']),
     maxOutputBytes: positiveInteger('--max-output-bytes', values['max-output-bytes']),
     maxConcurrency: positiveInteger('--max-concurrency', values['max-concurrency']),
+    warm: wholeNumber('--warm', values.warm),
+    maxWarm: wholeNumber('--max-warm', values['max-warm']),
+    warmIdleMs: positiveInteger('--warm-idle-ms', values['warm-idle-ms']),
     maxQueue: wholeNumber('--max-queue', values['max-queue']),
     maxMessageBytes: positiveInteger('--max-message-bytes', values['max-message-bytes']),
   };

@@ -325,6 +325,7 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
     }
     closing = (async () => {
       draining = true;
+      for (const tool of tools) tool.runner.close();
       events('draining', { running: limiter.running, queued: limiter.queued, graceMs });
       // net's close, not http's: http's also destroys every idle connection, and a connection
       // accepted whose request is not read yet counts as idle; its request, already sent, would

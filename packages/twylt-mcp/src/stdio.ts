@@ -23,6 +23,10 @@ export async function serveStdio(configs: readonly ToolEntry[], options: StdioOp
   const log = options.log ?? stderrLog;
   const tools = await describeTools(configs, { ...options, log });
   const server = createServer(tools, { log, limiter: options.limiter, catalog: options.catalog });
+  // The client gone (stdin ended, stdout broken) or the bridge closed: no more calls.
+  server.onclose = () => {
+    for (const tool of tools) tool.runner.close();
+  };
   await server.connect(new ExactStdioServerTransport(process.stdin, process.stdout, options));
   // The client is gone when our stdout breaks (or our stdin ends: the transport closes then).
   // Closing aborts the calls still running, which kills their processes.

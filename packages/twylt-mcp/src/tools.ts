@@ -57,7 +57,10 @@ export async function describeTools(entries: readonly ToolEntry[], options: Desc
       problems.push(`cannot serve "${name}" (${showCommand(runner.entry.command)}): ${(error as Error).message}`);
     }
   }
-  if (problems.length > 0) throw new StartupError(problems.join('\n'));
+  if (problems.length > 0) {
+    for (const tool of described) tool.runner.close();
+    throw new StartupError(problems.join('\n'));
+  }
   return tools;
 }
 

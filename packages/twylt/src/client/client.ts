@@ -3,6 +3,7 @@
  * a fresh process; the client holds no state but the spec it may cache, so concurrent
  * calls are safe.
  */
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { constants } from 'node:fs';
 import { open, rm, unlink, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -75,6 +76,20 @@ export interface CallOptions extends InvokeOptions {
    * against the outputSchema after (uses `spec()`, so the spec is fetched once and cached).
    */
   validate?: boolean | { input?: boolean; output?: boolean };
+  /**
+   * Processes started ahead (twylt/toolset's warm pool): a `stdin` or `auto` call without
+   * its own `cwd` or `env` takes one when one waits, and is a cold call otherwise.
+   */
+  warm?: WarmSource;
+}
+
+/** Processes of a client's command, cwd and environment, started ahead of the calls. */
+export interface WarmSource {
+  /**
+   * A running process whose stdin has received `{`, the first byte of every input (so one
+   * whose consumer dies reads malformed JSON, never an empty stdin); undefined when none waits.
+   */
+  take(): ChildProcessWithoutNullStreams | undefined;
 }
 
 export interface DescribeOptions extends InvokeOptions {
@@ -142,13 +157,24 @@ export class TwyltClient {
     if (spec && check.input) await this.#validate('input', spec.inputSchema, hasJsonNumber(input) ? JSON.parse(JSON.stringify(input)) : input);
 
     const payload = stringifyExact(input);
-    const transport = options.transport === undefined || options.transport === 'auto' ? (Buffer.byteLength(payload) > MAX_ARGUMENT_BYTES ? 'stdin' : 'cli') : options.transport;
-    let result: ProcessResult;
+    const auto = options.transport === undefined || options.transport === 'auto';
+    const cold = auto ? (Buffer.byteLength(payload) > MAX_ARGUMENT_BYTES ? 'stdin' : 'cli') : (options.transport as Transport);
+    // A warm process serves `stdin` and `auto` calls made with the client's own cwd and
+    // environment (it was started with them); it has the input's first byte already.
+    const warmable = (auto || cold === 'stdin') && options.cwd === undefined && options.env === undefined && payload.startsWith('{');
+    const warm = warmable ? options.warm?.take() : undefined;
+    let result: ProcessResult | undefined;
     let text: string;
+    if (warm) {
+      result = await this.#run([], { ...options, stdin: payload.slice(1), started: warm });
+      // Gone before it took the input (it died as the call arrived): a cold start instead.
+      if (result.stdinRefused) result = undefined;
+    }
+    const transport = result ? 'stdin' : cold;
     if (transport === 'file') {
       ({ result, text } = await this.#callInFile(payload, options));
     } else {
-      result = await this.#run(transport === 'cli' ? [payload] : [], { ...options, stdin: transport === 'stdin' ? payload : undefined });
+      result ??= await this.#run(transport === 'cli' ? [payload] : [], { ...options, stdin: transport === 'stdin' ? payload : undefined });
       text = this.#stdoutOf(result).stdout;
     }
     const source = transport === 'file' ? 'output.json' : 'stdout';
@@ -189,7 +215,7 @@ export class TwyltClient {
     }
   }
 
-  #run(args: string[], options: InvokeOptions & { stdin?: string }, command: readonly string[] = this.command): Promise<ProcessResult> {
+  #run(args: string[], options: InvokeOptions & Pick<RunOptions, 'stdin' | 'started'>, command: readonly string[] = this.command): Promise<ProcessResult> {
     const defaults = this.options;
     const run: RunOptions = {
       cwd: options.cwd ?? defaults.cwd,
@@ -198,6 +224,7 @@ export class TwyltClient {
       timeoutMs: options.timeoutMs ?? defaults.timeoutMs,
       maxOutputBytes: options.maxOutputBytes ?? defaults.maxOutputBytes,
       signal: options.signal,
+      started: options.started,
     };
     return runProcess([...command, ...args], run);
   }

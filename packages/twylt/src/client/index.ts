@@ -7,7 +7,7 @@
  */
 export { MAX_ARGUMENT_BYTES, TwyltClient, createClient, parseErrorObject } from './client.js';
 export { JsonNumber, hasJsonNumber, parseJson, stringifyExact, type NumberFidelity } from './json.js';
-export type { CallOptions, CallResult, ClientOptions, DescribeOptions, InvokeOptions } from './client.js';
+export type { CallOptions, CallResult, ClientOptions, DescribeOptions, InvokeOptions, WarmSource } from './client.js';
 export { runProcess, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from './process.js';
 export type { ProcessResult, RunOptions } from './process.js';
 export { resolveCommand } from './command.js';

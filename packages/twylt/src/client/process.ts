@@ -33,6 +33,11 @@ export interface RunOptions {
   /** Limit for stdout and for stderr, each (default 4 MiB). */
   maxOutputBytes?: number;
   signal?: AbortSignal;
+  /**
+   * A process started ahead (a warm one, toolset/warm.ts) to use instead of spawning:
+   * `stdin` is written to it and closed, and the time-out counts from now.
+   */
+  started?: ChildProcessWithoutNullStreams;
 }
 
 /** A finished process. Exactly one of `exitCode` and `signal` is set. */
@@ -46,6 +51,8 @@ export interface ProcessResult {
   stderr: string;
   pid: number | undefined;
   durationMs: number;
+  /** Writing stdin failed: the tool closed it (or died) before taking the input. */
+  stdinRefused: boolean;
 }
 
 /**
@@ -62,12 +69,13 @@ export function runProcess(command: readonly string[], options: RunOptions = {})
 
   return new Promise((resolve, reject) => {
     if (options.signal?.aborted) {
+      if (options.started) killTool(options.started);
       reject(new AbortError(command, options.signal.reason, { stdout: '', stderr: '' }));
       return;
     }
     let child: ChildProcessWithoutNullStreams;
     try {
-      child = spawnTool(command, { cwd: options.cwd, env: mergeEnv(options.env) });
+      child = options.started ?? spawnTool(command, { cwd: options.cwd, env: mergeEnv(options.env) });
     } catch (error) {
       // Some failures throw at once instead of emitting 'error': E2BIG (an argument list
       // beyond the system's limit), an invalid argument.
@@ -129,7 +137,7 @@ export function runProcess(command: readonly string[], options: RunOptions = {})
           const stdout = Buffer.concat(chunks.stdout);
           const text = decodeUtf8Strict(stdout);
           const stderr = Buffer.concat(chunks.stderr).toString('utf8');
-          resolve({ ...exited!, stdout: text ?? stdout.toString('utf8'), stdoutIsUtf8: text !== undefined, stderr, pid: child.pid, durationMs: performance.now() - started });
+          resolve({ ...exited!, stdout: text ?? stdout.toString('utf8'), stdoutIsUtf8: text !== undefined, stderr, pid: child.pid, durationMs: performance.now() - started, stdinRefused });
         }
       });
 
@@ -156,13 +164,18 @@ export function runProcess(command: readonly string[], options: RunOptions = {})
     // Both pipes ended after the exit: the usual way a run ends.
     child.on('close', drained);
 
-    // A tool that exits without reading its stdin makes our write fail with EPIPE: harmless.
-    child.stdin.on('error', () => {});
+    // A tool that exits without reading its stdin makes our write fail with EPIPE: harmless
+    // for a cold call; a warm call that sees it falls back to a cold start (client.ts).
+    let stdinRefused = false;
+    child.stdin.on('error', () => {
+      stdinRefused = true;
+    });
     child.stdin.end(options.stdin ?? '');
   });
 }
 
-function mergeEnv(extra: RunOptions['env']): NodeJS.ProcessEnv {
+/** The environment of a tool: the consumer's own, with `extra` added (`undefined` removes). */
+export function mergeEnv(extra: RunOptions['env']): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const [key, value] of Object.entries(extra ?? {})) {
     if (value === undefined) delete env[key];

@@ -38,6 +38,11 @@ export interface ParsedCall {
  * A POST /api/call body. The input keeps the numbers exactly as typed (JsonNumber where a
  * JS number would change them), so JSON.stringify writes them to the tool unchanged.
  */
+/** The entry's transport; else stdin for a tool with warm processes (only stdin calls use them), cli otherwise. */
+export function defaultTransport(tool: DescribedTool): TransportName {
+  return tool.runner.entry.transport ?? (tool.runner.warm ? 'stdin' : 'cli');
+}
+
 export function parseCallRequest(body: string, tools: ReadonlyMap<string, DescribedTool>, defaultTimeoutMs: number): ParsedCall {
   const request = parseObject(body, ['tool', 'input', 'transport', 'timeoutMs'] satisfies (keyof CallRequest)[]);
   const tool = findTool(request.tool, tools);
@@ -45,7 +50,7 @@ export function parseCallRequest(body: string, tools: ReadonlyMap<string, Descri
   if (typeof input !== 'object' || input === null || Array.isArray(input) || input instanceof JsonNumber) {
     throw new HttpError(400, '"input" must be a JSON object');
   }
-  const transport = request.transport ?? tool.runner.entry.transport ?? 'cli';
+  const transport = request.transport ?? defaultTransport(tool);
   if (!TRANSPORTS.includes(transport as TransportName)) throw new HttpError(400, `"transport" must be one of ${TRANSPORTS.join(', ')}`);
   const timeoutMs = request.timeoutMs ?? tool.runner.entry.timeoutMs ?? defaultTimeoutMs;
   if (typeof timeoutMs !== 'number' || !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS) {

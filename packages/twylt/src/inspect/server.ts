@@ -25,10 +25,10 @@ import { categoryOf } from '../toolset/category.js';
 import { showCommand } from '../toolset/entry.js';
 import { ToolsetError, type DescribedTool } from '../toolset/describe.js';
 import { CallLimiter, QueueFullError } from '../toolset/limiter.js';
-import { HttpError, parseCallRequest, parseDescribeRequest, runCall, runDescribe } from './calls.js';
+import { HttpError, defaultTransport, parseCallRequest, parseDescribeRequest, runCall, runDescribe } from './calls.js';
 import { CallHistory } from './history.js';
 import { PAGE, loadAssets, refusalPage } from './page.js';
-import { TOKEN_FRAGMENT, type ToolInfo, type TransportName } from './types.js';
+import { TOKEN_FRAGMENT, type ToolInfo } from './types.js';
 
 export interface InspectorOptions {
   tools: readonly DescribedTool[];
@@ -113,7 +113,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     name: tool.name,
     spec: tool.spec,
     command: showCommand(tool.runner.client.command),
-    transport: (tool.runner.entry.transport ?? 'cli') as TransportName,
+    transport: defaultTransport(tool),
     timeoutMs: tool.runner.entry.timeoutMs ?? options.defaultTimeoutMs,
     category: categoryOf(tool.runner.entry),
   });
@@ -175,7 +175,10 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
         if (reloading) throw new HttpError(429, 'the tools are being described again already; wait for that to finish');
         reloading = true;
         try {
+          const before = tools;
           tools = byName(await inSlot(response, options.reload));
+          // Fresh warm processes came with the new descriptions; the old ones are retired.
+          for (const tool of before.values()) tool.runner.close();
         } catch (error) {
           if (error instanceof ToolsetError) throw new HttpError(502, `the tools could not be described again; the page keeps the earlier descriptions:\n${error.message}`);
           throw error;
@@ -213,6 +216,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     close: () =>
       new Promise<void>((resolve) => {
         for (const controller of running) controller.abort();
+        for (const tool of tools.values()) tool.runner.close();
         server.close(() => resolve());
         server.closeAllConnections();
       }),

@@ -4,7 +4,7 @@
  * Keyed by Symbol.for so that two copies of twylt loaded side by side still meet.
  */
 import type { JsonSpec } from '../protocol/spec.js';
-import type { Request } from './transport.js';
+import type { Request } from './request.js';
 
 export type { JsonSpec };
 

@@ -9,11 +9,11 @@ import { formatResult, renderErrorHuman, renderErrorJson } from '../protocol/ren
 import { forgetGuardrails, guardrailsRequested } from '../guardrails/requested.js';
 import type { RunGuardrails } from '../guardrails/run-hooks.js';
 import { callBiz } from './biz.js';
-import { contractsOf } from './contracts.js';
+import { contractsOf, type Contracts } from './contracts.js';
 import type { ToolDefinition } from './definition.js';
 import { describeRequest, describeText } from './describe.js';
 import { scanOptions, serviceOption, type ScannedOptions } from './options.js';
-import { processStdin, readInputFile, readRequest, removeOutputFile, writeOutputFile, type JsonObject, type Stdin } from './transport.js';
+import { isCliPayload, processStdin, readInputFile, readRequest, removeOutputFile, writeOutputFile, type JsonObject, type Stdin } from './transport.js';
 
 export interface RunIo {
   /** The tool's own arguments (without node and the script). */
@@ -59,6 +59,10 @@ export async function runTool(tool: ToolDefinition, io: RunIo): Promise<number> 
       return EXIT.ok;
     }
 
+    // Input still to come (stdin, a file): build the contracts while it is awaited. A warm
+    // process (ADR 0026) waits long for it; a cold one does the same work as before.
+    const early = isCliPayload(options.rest[0]) ? undefined : contractsOf(tool);
+    early?.catch(() => {}); // reported by execute, if a call needs them
     const request = await readRequest(options.rest, ownIo.has(io) ? processStdin : () => io.stdin, options.maxInputBytes);
     const mode = describeRequest(request, io.env);
     if (mode) {
@@ -68,7 +72,7 @@ export async function runTool(tool: ToolDefinition, io: RunIo): Promise<number> 
 
     const guardrails = await startGuardrails(tool, io, request ? request.source : 'file');
     if (request) {
-      const result = await execute(tool, withoutEmptyDescribe(request.payload), io, options, guardrails);
+      const result = await execute(tool, withoutEmptyDescribe(request.payload), io, options, guardrails, early);
       // Two writes, not `${result}\n`: concatenating would copy a result of tens of MB once more.
       await write(io.stdout, result);
       await write(io.stdout, '\n');
@@ -79,7 +83,7 @@ export async function runTool(tool: ToolDefinition, io: RunIo): Promise<number> 
     await removeOutputFile(io.cwd);
     await guardrails?.beforeReadInput();
     const input = await readInputFile(io.cwd, options.maxInputBytes);
-    const result = await execute(tool, input, io, options, guardrails);
+    const result = await execute(tool, input, io, options, guardrails, early);
     await guardrails?.beforeWriteOutput();
     await writeOutputFile(io.cwd, result);
     return EXIT.ok;
@@ -89,9 +93,9 @@ export async function runTool(tool: ToolDefinition, io: RunIo): Promise<number> 
 }
 
 /** Validate, run biz, validate: resolves to the result's JSON text. */
-async function execute(tool: ToolDefinition, input: unknown, io: RunIo, options: ScannedOptions, guardrails: RunGuardrails | null): Promise<string> {
+async function execute(tool: ToolDefinition, input: unknown, io: RunIo, options: ScannedOptions, guardrails: RunGuardrails | null, early?: Promise<Contracts>): Promise<string> {
   // Both contracts before biz: a refused output schema must not let biz run first.
-  const contracts = await contractsOf(tool);
+  const contracts = await (early ?? contractsOf(tool));
   const checkedInput = await contracts.input.validate(input);
   if (!checkedInput.ok) throw new TwyltError('inputInvalid', { issues: checkedInput.issues });
 

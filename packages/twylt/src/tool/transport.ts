@@ -12,17 +12,12 @@ import { EXACT_LIMIT, findInexactInteger, type InexactInteger } from '../protoco
 import { jsonKind } from '../protocol/record.js';
 import { decodeUtf8Strict } from '../protocol/utf8.js';
 import { takeHandedRequest } from './hooks.js';
+import type { JsonObject, Request } from './request.js';
 import { readPipe, readStdin, type Stdin } from './stdin.js';
 
 export { processStdin, readStdin, type Stdin } from './stdin.js';
 
-export type JsonObject = Record<string, unknown>;
-
-/** A payload that arrived on the command line or stdin. */
-export interface Request {
-  source: 'cli' | 'stdin';
-  payload: JsonObject;
-}
+export type { JsonObject, Request } from './request.js';
 
 /**
  * The CLI payload, else stdin's, else null (file mode). Malformed input, or input larger than

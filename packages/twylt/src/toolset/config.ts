@@ -52,6 +52,7 @@ export const CONFIG_SCHEMA = {
             required: ['inputs', 'hash', 'spec'],
             additionalProperties: false,
           },
+          warm: { type: 'integer', minimum: 0, description: 'Processes started ahead, waiting for calls on stdin; default 0: none.' },
         },
         required: ['command'],
         additionalProperties: false,

@@ -8,6 +8,7 @@ import { isRecord } from '../protocol/record.js';
 import { fingerprint } from './catalog/fingerprint.js';
 import { showCommand, type ToolEntry } from './entry.js';
 import { createRunner, type RunnerDefaults, type ToolRunner } from './runner.js';
+import { WarmCap } from './warm.js';
 
 /** One tool of a described set. */
 export interface DescribedTool {
@@ -61,6 +62,8 @@ class UndescribedError extends Error {}
 export async function describeToolset(entries: readonly ToolEntry[], options: DescribeToolsetOptions = {}): Promise<DescribedTool[]> {
   if (entries.length === 0) throw new ToolsetError(['no tools given']);
   const rename = options.renameHint ?? 'with "name" in a config file';
+  // One total of warm processes for the whole set.
+  options = { ...options, warmCap: options.warmCap ?? new WarmCap(options.maxWarm) };
   const settled = await Promise.allSettled(entries.map((entry) => describeOne(entry, options, rename)));
   const problems: string[] = [];
   const skipped: string[] = [];
@@ -72,7 +75,10 @@ export async function describeToolset(entries: readonly ToolEntry[], options: De
   const tools = settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
   problems.push(...duplicateNames(tools, rename));
   // Nothing left to serve is no catalog: every problem is reported at once.
-  if (problems.length > 0 || tools.length === 0) throw new ToolsetError([...problems, ...skipped]);
+  if (problems.length > 0 || tools.length === 0) {
+    for (const tool of tools) tool.runner.close();
+    throw new ToolsetError([...problems, ...skipped]);
+  }
   for (const problem of skipped) options.onUndescribed!(problem);
   return tools;
 }

@@ -31,6 +31,8 @@ export interface ToolEntry {
   describeTimeoutMs?: number;
   /** The json_spec a scan recorded, served without starting the tool while `inputs` are unchanged. */
   describeCache?: DescribeCache;
+  /** Processes started ahead, waiting for calls (stdin transport; default 0: none; ADR 0026). */
+  warm?: number;
 }
 
 /** A recorded describe: `hash` of `inputs` (files and folders) and of the command and env. */

@@ -12,6 +12,7 @@ export { CONFIG_SCHEMA, ConfigError, collectEntries, parseConfig, readConfig } f
 export { SEPARATOR, UsageError, cutAtSeparator, splitArgv, splitCommands } from './args.js';
 export { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from '../client/process.js';
 export { createRunner } from './runner.js';
+export { DEFAULT_MAX_WARM, DEFAULT_WARM_IDLE_MS, WarmCap, WarmPool, type WarmPoolOptions } from './warm.js';
 export type { RunnerCallOptions, RunnerDefaults, ToolRunner } from './runner.js';
 export { SpecCache, ToolsetError, describeToolset } from './describe.js';
 export type { DescribeToolsetOptions, DescribedTool } from './describe.js';

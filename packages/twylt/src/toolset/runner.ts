@@ -10,6 +10,7 @@ import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from '../client/process.
 import type { ToolSpec, Transport } from '../client/types.js';
 import { DESCRIBE_KEY } from '../protocol/constants.js';
 import type { ToolEntry } from './entry.js';
+import { DEFAULT_WARM_IDLE_MS, WarmCap, WarmPool } from './warm.js';
 
 /**
  * The prefix of a consumer's own settings (twylt-mcp's token, its OAuth client credentials):
@@ -23,6 +24,14 @@ const RESERVED_DESCRIBE: SchemaIssue = { path: `/${DESCRIBE_KEY}`, message: 'is 
 export interface RunnerDefaults {
   timeoutMs?: number;
   maxOutputBytes?: number;
+  /** Warm processes of each tool whose entry sets no `warm` (default 0: none; ADR 0026). */
+  warm?: number;
+  /** Warm processes of all tools together, when no `warmCap` is given (default DEFAULT_MAX_WARM). */
+  maxWarm?: number;
+  /** The total shared by several runners (describeToolset makes one per set). */
+  warmCap?: WarmCap;
+  /** Retire a warm process that waited this long unused (default DEFAULT_WARM_IDLE_MS). */
+  warmIdleMs?: number;
 }
 
 export interface RunnerCallOptions {
@@ -47,8 +56,16 @@ export interface ToolRunner {
   spec(options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<ToolSpec>;
   /** Run the tool on `input`. */
   call(input: Record<string, unknown>, options?: RunnerCallOptions): Promise<CallResult>;
+  /** Its warm processes, if it has any (`warm` above 0, and a described tool). */
+  readonly warm: WarmPool | undefined;
+  /** Retire its warm processes, for good; calls still running go on. */
+  close(): void;
 }
 
+/**
+ * The runner of one entry. Given the tool's `spec` (a tool to serve, not one being
+ * described), it starts the entry's warm processes at once.
+ */
 export function createRunner(entry: ToolEntry, defaults: RunnerDefaults = {}, spec?: ToolSpec): ToolRunner {
   // A file-transport call runs the tool in a fresh directory: a relative script path must
   // not depend on it. What a command finds through PATH is left alone.
@@ -67,9 +84,24 @@ export function createRunner(entry: ToolEntry, defaults: RunnerDefaults = {}, sp
     maxOutputBytes: entry.maxOutputBytes ?? defaults.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
     spec,
   });
+  // Only stdin calls take a warm process: an entry set to another transport gets none.
+  const size = entry.transport === 'cli' || entry.transport === 'file' ? 0 : (entry.warm ?? defaults.warm ?? 0);
+  const warm =
+    spec && size > 0
+      ? new WarmPool({
+          size,
+          command: client.command,
+          cwd: client.options.cwd,
+          env: client.options.env,
+          cap: defaults.warmCap ?? new WarmCap(defaults.maxWarm),
+          idleMs: defaults.warmIdleMs ?? DEFAULT_WARM_IDLE_MS,
+        })
+      : undefined;
   return {
     entry,
     client,
+    warm,
+    close: () => warm?.close(),
     spec: (options) => client.spec({ signal: options?.signal, timeoutMs: options?.timeoutMs }),
     async call(input, options = {}) {
       if (Object.hasOwn(input, DESCRIBE_KEY)) throw new SchemaMismatchError(client.command, 'input', [RESERVED_DESCRIBE], undefined);
@@ -79,6 +111,7 @@ export function createRunner(entry: ToolEntry, defaults: RunnerDefaults = {}, sp
         timeoutMs: options.timeoutMs,
         numbers: options.numbers,
         validate: options.validate ?? true,
+        warm,
       });
     },
   };

@@ -8,6 +8,7 @@ import { ToolsetError, describeToolset, type DescribedTool } from '../../toolset
 import { DEFAULT_TIMEOUT_MS } from '../../client/process.js';
 import { scanForServing } from '../../toolset/catalog/index.js';
 import { availableParallelism } from 'node:os';
+import { DEFAULT_MAX_WARM } from '../../toolset/warm.js';
 import { CLI_EXIT, UsageError, parseOptions, type Command } from '../command.js';
 import { INTERRUPT_SIGNALS, interruptible } from '../interrupt.js';
 import { parseTimeout } from './describe.js';
@@ -16,8 +17,8 @@ const HELP = `twylt inspect: try TWYLT tools in the browser
 
 Usage:
   twylt inspect [--config tools.json]... [--scan DIR]... [--port N] [--host H]
-                [--timeout MS] [--describe-timeout MS] [--strict] [--no-open]
-                [-- <tool command...> [-- <tool command...>]...]
+                [--timeout MS] [--describe-timeout MS] [--strict] [--warm N] [--max-warm N]
+                [--no-open] [-- <tool command...> [-- <tool command...>]...]
 
 Describes every tool, then serves a local page that lists them, builds a form from each
 input schema (or edit the input as JSON), calls the tool over the transport you pick and
@@ -35,7 +36,7 @@ given here, never a command it is sent.
 Options:
   --config FILE   tools from a JSON file, the format twylt-mcp reads:
                   {"tools": [{"command": [...], "cwd"?, "env"?, "timeoutMs"?,
-                  "maxOutputBytes"?, "name"?, "transport"?}]}, or a catalog that
+                  "maxOutputBytes"?, "name"?, "transport"?, "warm"?}]}, or a catalog that
                   twylt scan --write made; repeatable
   --scan DIR      the ok tools found under DIR, as twylt scan finds them: this RUNS
                   CODE FROM DIR (each entry point describes itself); repeatable
@@ -47,6 +48,11 @@ Options:
                   the time-out of describing a tool (default: --timeout)
   --strict        refuse to start when a tool cannot be described (default: leave it
                   out, say so, and describe it again at the page's next reload)
+  --warm N        start N processes of each tool ahead of its calls, waiting on stdin,
+                  so that a stdin call skips the tool's start-up; a config entry's
+                  "warm" overrides it (default 0: none); a reload starts fresh ones
+  --max-warm N    warm processes of all tools together (default ${DEFAULT_MAX_WARM}): each holds
+                  its tool's memory while it waits (30-60 MB for a Node.js or Python tool)
   --no-open       do not open the page in a browser
   -h, --help      show this help
 
@@ -81,6 +87,8 @@ export const command: Command = {
         strict: { type: 'boolean' },
         host: { type: 'string' },
         timeout: { type: 'string' },
+        warm: { type: 'string' },
+        'max-warm': { type: 'string' },
         'no-open': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -99,6 +107,7 @@ export const command: Command = {
     if (host === '') throw new UsageError('--host needs an address, such as 127.0.0.1');
     const timeoutMs = parseTimeout(values.timeout) ?? DEFAULT_TIMEOUT_MS;
     const describeTimeoutMs = parseTimeout(values['describe-timeout'], '--describe-timeout');
+    const warm = { warm: parseCount('--warm', values.warm), maxWarm: parseCount('--max-warm', values['max-warm']) };
     const say = (line: string) => io.stderr.write(`twylt inspect: ${line}\n`);
     const onUndescribed = values.strict ? undefined : (problem: string) => say(`left out, described again at the next reload: ${problem}`);
 
@@ -113,7 +122,7 @@ export const command: Command = {
         ...entry,
         cwd: entry.cwd ?? io.cwd,
       }));
-      describe = (signal) => describeToolset(entries, { timeoutMs, describeTimeoutMs, renameHint: 'with "name" in a --config file', signal, onUndescribed });
+      describe = (signal) => describeToolset(entries, { timeoutMs, describeTimeoutMs, ...warm, renameHint: 'with "name" in a --config file', signal, onUndescribed });
     } catch (error) {
       if (error instanceof ConfigError) {
         say(error.message);
@@ -162,4 +171,10 @@ function parsePort(text: string | undefined): number {
   const port = Number(text);
   if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`--port takes a port number from 0 to 65535 (0: any free port); got "${text}"`);
   return port;
+}
+
+function parseCount(option: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text))) throw new UsageError(`${option} takes a whole number; got "${text}"`);
+  return Number(text);
 }
