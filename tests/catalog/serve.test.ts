@@ -108,7 +108,7 @@ describe('a tool that cannot be described', () => {
     const bridge = await startBridge(['--describe-timeout', '3000', '--', ...echo, '--', ...hang]);
     try {
       expect((await bridge.client.listTools()).tools.map((tool) => tool.name)).toEqual(['same']);
-      expect(bridge.stderr()).toMatch(/twylt-mcp: left out, described again at the next start: cannot describe tool \(.*hang\/tool\.py\): .*3000 ms/);
+      expect(bridge.stderr()).toMatch(/twylt-mcp: left out, described again in the background: cannot describe tool \(.*hang\/tool\.py\): .*3000 ms/);
     } finally {
       await bridge.close();
     }

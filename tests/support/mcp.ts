@@ -104,9 +104,9 @@ export interface RawBridge {
   exited: Promise<number | null>;
 }
 
-/** Start `twylt-mcp ARGS...` over stdio and initialize it by hand. */
-export async function startRawBridge(args: readonly string[]): Promise<RawBridge> {
-  const child = spawn(process.execPath, [BRIDGE_CLI, ...args], { cwd: ROOT, env: bridgeEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+/** Start `twylt-mcp ARGS...` over stdio, `env` added to bridgeEnv(), and initialize it by hand. */
+export async function startRawBridge(args: readonly string[], env: Record<string, string> = {}): Promise<RawBridge> {
+  const child = spawn(process.execPath, [BRIDGE_CLI, ...args], { cwd: ROOT, env: { ...bridgeEnv(), ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   const messages: Record<string, any>[] = [];
   let stdout = '';
   let stderr = '';

@@ -2,7 +2,7 @@
  * The `twylt-mcp` command line: bridge options first, then one `--` before each tool's
  * command. Pure: turns argv into a plan, reads no files.
  *
- *   twylt-mcp [--config FILE]... [--scan DIR]... [--catalog tools|browse] [--timeout MS] [--describe-timeout MS] [--strict] [--max-output-bytes N] [--warm N] [--max-message-bytes N] [--http [HOST:]PORT ...] [-- CMD [ARG...]]...
+ *   twylt-mcp [--config FILE]... [--scan DIR]... [--catalog tools|browse] [--timeout MS] [--describe-timeout MS] [--describe-retry-ms MS] [--strict] [--max-output-bytes N] [--warm N] [--max-message-bytes N] [--http [HOST:]PORT ...] [-- CMD [ARG...]]...
  */
 import { parseArgs } from 'node:util';
 import { authServerUrl, parseListenAddress, resourceUrl } from 'twylt/server';
@@ -21,6 +21,8 @@ export interface CliPlan {
   scans: string[];
   /** Time-out of each start-up describe (and scan), apart from the call time-out. */
   describeTimeoutMs?: number;
+  /** The wait before a left-out tool is first described again (doubling, retry.ts). */
+  describeRetryMs?: number;
   /** Refuse to start when one tool cannot be described (default: leave it out and say so). */
   strict: boolean;
   /** Tools given after `--`, each an argv. */
@@ -90,8 +92,11 @@ Options:
                            twylt_list (by category) and twylt_call
   --timeout MS             default time-out of each call (default 30000)
   --describe-timeout MS    time-out of each start-up describe (default: --timeout)
+  --describe-retry-ms MS   wait before a tool left out at start is described again
+                           (default 5000); each failed retry doubles it, up to 5 minutes
   --strict                 refuse to start when a tool cannot be described (default:
-                           leave it out, say so on stderr, serve the others)
+                           leave it out, say so on stderr, serve the others, describe
+                           it again in the background)
   --max-output-bytes N     default limit of a tool's stdout and of its stderr
                            (default 4194304)
   --warm N                 start N processes of each tool ahead of its calls, waiting on
@@ -170,6 +175,7 @@ export function parseCli(argv: readonly string[]): CliPlan {
         catalog: { type: 'string' },
         timeout: { type: 'string' },
         'describe-timeout': { type: 'string' },
+        'describe-retry-ms': { type: 'string' },
         strict: { type: 'boolean' },
         'max-output-bytes': { type: 'string' },
         'max-concurrency': { type: 'string' },
@@ -211,6 +217,7 @@ export function parseCli(argv: readonly string[]): CliPlan {
     catalog: catalogMode(values.catalog),
     timeoutMs: positiveInteger('--timeout', values.timeout),
     describeTimeoutMs: positiveInteger('--describe-timeout', values['describe-timeout']),
+    describeRetryMs: positiveInteger('--describe-retry-ms', values['describe-retry-ms']),
     maxOutputBytes: positiveInteger('--max-output-bytes', values['max-output-bytes']),
     maxConcurrency: positiveInteger('--max-concurrency', values['max-concurrency']),
     warm: wholeNumber('--warm', values.warm),

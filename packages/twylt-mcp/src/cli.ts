@@ -39,7 +39,7 @@ async function main(argv: readonly string[]): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const defaults = { timeoutMs: plan.timeoutMs, maxOutputBytes: plan.maxOutputBytes, describeTimeoutMs: plan.describeTimeoutMs, strict: plan.strict, catalog: plan.catalog, warm: plan.warm, maxWarm: plan.maxWarm, warmIdleMs: plan.warmIdleMs };
+  const defaults = { timeoutMs: plan.timeoutMs, maxOutputBytes: plan.maxOutputBytes, describeTimeoutMs: plan.describeTimeoutMs, describeRetryMs: plan.describeRetryMs, strict: plan.strict, catalog: plan.catalog, warm: plan.warm, maxWarm: plan.maxWarm, warmIdleMs: plan.warmIdleMs };
   try {
     const scanned = await scanForServing(
       plan.scans,

@@ -1,6 +1,7 @@
 /**
  * Serve a set of tools over MCP's Streamable HTTP transport, stateless: every POST stands
- * alone (a fresh SDK Server and transport over the tool list described once at start-up),
+ * alone (a fresh SDK Server and transport over the tools served at that moment: those
+ * described at start-up, and any left out then that a retry described since, retry.ts),
  * so any replica behind a load balancer can answer any request. ADR 0013 has the reasons.
  *
  * In front of the SDK, on every request: the Host and Origin checks of twylt/server, the
@@ -48,7 +49,8 @@ import { invalidParamsAnswer } from './invalid-params.js';
 import { stderrEventLog, stderrLog, type EventLog } from './log.js';
 import type { CallRecord } from './outcome.js';
 import { BUSY_ERROR_CODE, DEFAULT_MAX_QUEUE, createServer } from './server.js';
-import { StartupError, describeTools, type DescribeOptions } from './tools.js';
+import { ServedTools, retryLeftOut, type RetryOptions } from './retry.js';
+import { StartupError, describeTools } from './tools.js';
 
 export const MCP_PATH = '/mcp';
 export const HEALTH_PATH = '/healthz';
@@ -65,7 +67,7 @@ const SERVER_ERROR = -32000;
 /** The header that carries the correlation id a client gets at initialize (see cancelKey). */
 const SESSION_HEADER = 'mcp-session-id';
 
-export interface HttpOptions extends DescribeOptions {
+export interface HttpOptions extends RetryOptions {
   /** Address to bind (default 127.0.0.1). */
   host?: string;
   /** Port to bind; 0 picks a free one. */
@@ -135,7 +137,10 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
   }
   const allowOrigins = (options.allowOrigins ?? []).map(normalizeOrigin);
   const events = options.events ?? stderrEventLog;
-  const tools = await describeTools(entries, { ...options, log: options.log ?? stderrLog });
+  const log = options.log ?? stderrLog;
+  const leftOut: ToolEntry[] = [];
+  // A tool left out joins when described again: each request builds its server from `served.current`.
+  const served = new ServedTools(await describeTools(entries, { ...options, log, onLeftOut: (entry) => leftOut.push(entry) }));
   const limiter = new CallLimiter({ maxConcurrent: options.maxConcurrency ?? availableParallelism(), maxQueue: options.maxQueue ?? DEFAULT_MAX_QUEUE });
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const onCall = (caller: Caller) => (record: CallRecord) => events('call', { ...callFields(record, options.logInput ?? false), ...callerFields(caller) });
@@ -233,7 +238,7 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
     if (messages.some((m) => methodOf(m) === 'initialize')) response.setHeader(SESSION_HEADER, randomUUID());
 
     const mayCall = oauth?.toolScopes ? (name: string) => mayCallTool(caller, name) : undefined;
-    const server: Server = createServer(tools, { log: mcpLog, limiter, onCall: onCall(caller), mayCall, catalog: options.catalog });
+    const server: Server = createServer(served.current, { log: mcpLog, limiter, onCall: onCall(caller), mayCall, catalog: options.catalog });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     const ids = messages.flatMap((m) => (idOf(m) === undefined ? [] : [idOf(m)]));
     const exchange = openExchange(server, transport, ids);
@@ -266,7 +271,7 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
       sendError(response, 405, SERVER_ERROR, `${request.method} is not served at ${pathOf(request)}`, { allow: 'GET, HEAD' });
       return;
     }
-    const scopes = oauth?.toolScopes ? [ALL_TOOLS_SCOPE, ...tools.map((tool) => toolScope(tool.definition.name))] : [];
+    const scopes = oauth?.toolScopes ? [ALL_TOOLS_SCOPE, ...served.current.map((tool) => toolScope(tool.definition.name))] : [];
     response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=300' });
     response.end(JSON.stringify(server.metadata(scopes)));
   }
@@ -314,6 +319,7 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
   };
   corsOrigins = new Set(policy.origins);
   started();
+  const retries = retryLeftOut(leftOut, served, { ...options, log });
 
   let closing: Promise<void> | undefined;
   let endGrace: (() => void) | undefined;
@@ -325,7 +331,8 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
     }
     closing = (async () => {
       draining = true;
-      for (const tool of tools) tool.runner.close();
+      retries.stop();
+      for (const tool of served.current) tool.runner.close();
       events('draining', { running: limiter.running, queued: limiter.queued, graceMs });
       // net's close, not http's: http's also destroys every idle connection, and a connection
       // accepted whose request is not read yet counts as idle; its request, already sent, would

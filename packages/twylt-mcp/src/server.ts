@@ -54,25 +54,43 @@ export interface ServerOptions {
  */
 let sharedValidator: AjvJsonSchemaValidator | undefined;
 
-export function createServer(tools: readonly BridgeTool[], options: ServerOptions = {}): Server {
+/**
+ * `tools` is the set served, or a function that returns it as it is now (a set that grows
+ * while the server runs, retry.ts): then every request sees the current set, and the server
+ * declares `listChanged`, for its owner to send notifications/tools/list_changed.
+ */
+export function createServer(tools: readonly BridgeTool[] | (() => readonly BridgeTool[]), options: ServerOptions = {}): Server {
   const { log = () => {}, limiter, onCall, mayCall = () => true, catalog = 'tools' } = options;
   const logCall = onCall ? () => {} : log;
-  // A caller's tools: the others do not exist for it, in either mode.
-  const visible = tools.filter((tool) => mayCall(tool.definition.name));
-  const byName = new Map(visible.map((tool) => [tool.definition.name, tool]));
+  const current = typeof tools === 'function' ? tools : () => tools;
+  // A caller's tools: the others do not exist for it, in either mode. Worked out again only
+  // when the set changed (a change makes a new array).
+  let seen: readonly BridgeTool[] | undefined;
+  let visible: readonly BridgeTool[] = [];
+  let byName = new Map<string, BridgeTool>();
+  const served = () => {
+    const now = current();
+    if (now !== seen) {
+      seen = now;
+      // The set itself when all is visible: browse mode's instructions are kept per set.
+      visible = options.mayCall ? now.filter((tool) => mayCall(tool.definition.name)) : now;
+      byName = new Map(visible.map((tool) => [tool.definition.name, tool]));
+    }
+    return { visible, byName };
+  };
   const browse = catalog === 'browse';
   const server = new BridgeServer(
     { name: 'twylt-mcp', version },
     {
-      capabilities: { tools: {} },
+      capabilities: { tools: typeof tools === 'function' ? { listChanged: true } : {} },
       jsonSchemaValidator: (sharedValidator ??= new AjvJsonSchemaValidator()),
-      ...(browse ? { instructions: browseInstructions(visible) } : {}),
+      ...(browse ? { instructions: browseInstructions(served().visible) } : {}),
     },
   );
   // Messages the SDK cannot handle (malformed JSON-RPC, say) are dropped; say so.
   server.onerror = (error) => log(`MCP: ${error.message}`);
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: browse ? BROWSE_TOOLS : visible.map((tool) => tool.definition) }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: browse ? BROWSE_TOOLS : served().visible.map((tool) => tool.definition) }));
 
   /** Run the served tool `name`: the one call path of both modes. */
   const callTool = async (name: string, args: Record<string, unknown>, extra: RequestExtra, arrived: number): Promise<CallToolResult> => {
@@ -81,7 +99,7 @@ export function createServer(tools: readonly BridgeTool[], options: ServerOption
       const now = performance.now();
       onCall?.({ tool: name, ...fields, durationMs: now - arrived, queuedMs: (started ?? now) - arrived, input: args });
     };
-    const tool = byName.get(name);
+    const tool = served().byName.get(name);
     if (!tool) {
       record({ outcome: 'not_run', exitCode: null, errorType: 'UnknownTool' });
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
@@ -111,9 +129,9 @@ export function createServer(tools: readonly BridgeTool[], options: ServerOption
 
   /** twylt_list and twylt_call; a refused browse request is an isError result the model can act on. */
   const browseTool = (name: string, args: Record<string, unknown>, extra: RequestExtra, arrived: number): Promise<CallToolResult> | CallToolResult => {
-    if (name === LIST_TOOL) return listCatalog(visible, args);
+    if (name === LIST_TOOL) return listCatalog(served().visible, args);
     if (name !== CALL_TOOL) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}; this server offers ${LIST_TOOL} and ${CALL_TOOL}`);
-    const call = readBrowseCall(args, byName);
+    const call = readBrowseCall(args, served().byName);
     if ('refused' in call) {
       onCall?.({ tool: typeof args.name === 'string' ? args.name : CALL_TOOL, outcome: 'not_run', exitCode: null, errorType: 'InvalidBrowseCall', durationMs: performance.now() - arrived, queuedMs: 0, input: args });
       return call.refused;

@@ -6,9 +6,10 @@ import type { CatalogMode } from './args.js';
 import { ExactStdioServerTransport, type ExactStdioOptions } from './exact-stdio.js';
 import { stderrLog } from './log.js';
 import { createServer } from './server.js';
-import { describeTools, type DescribeOptions } from './tools.js';
+import { ServedTools, retryLeftOut, type RetryOptions } from './retry.js';
+import { describeTools } from './tools.js';
 
-export interface StdioOptions extends DescribeOptions, ExactStdioOptions {
+export interface StdioOptions extends RetryOptions, ExactStdioOptions {
   /** Bounds the tool processes running at once (default: no bound; the one client decides). */
   limiter?: CallLimiter;
   /** One MCP tool per TWYLT tool (default), or browse mode's two (ADR 0025). */
@@ -17,17 +18,29 @@ export interface StdioOptions extends DescribeOptions, ExactStdioOptions {
 
 /**
  * Describe every tool (rejecting with a StartupError when one cannot be served), then
- * answer MCP requests on stdin/stdout until the client goes away.
+ * answer MCP requests on stdin/stdout until the client goes away. A tool left out is
+ * described again in the background; when it joins, the client is sent tools/list_changed.
  */
 export async function serveStdio(configs: readonly ToolEntry[], options: StdioOptions = {}): Promise<Server> {
   const log = options.log ?? stderrLog;
-  const tools = await describeTools(configs, { ...options, log });
-  const server = createServer(tools, { log, limiter: options.limiter, catalog: options.catalog });
+  const leftOut: ToolEntry[] = [];
+  const tools = await describeTools(configs, { ...options, log, onLeftOut: (entry) => leftOut.push(entry) });
+  const served = new ServedTools(tools);
+  const server = createServer(() => served.current, { log, limiter: options.limiter, catalog: options.catalog });
+  // Browse mode's two tools stay the same; twylt_list shows the newcomer.
+  if (options.catalog !== 'browse') served.onChange(() => void server.sendToolListChanged().catch((error: Error) => log(`MCP: ${error.message}`)));
   // The client gone (stdin ended, stdout broken) or the bridge closed: no more calls.
   server.onclose = () => {
-    for (const tool of tools) tool.runner.close();
+    for (const tool of served.current) tool.runner.close();
   };
   await server.connect(new ExactStdioServerTransport(process.stdin, process.stdout, options));
+  const retries = retryLeftOut(leftOut, served, { ...options, log });
+  // Closed (by the client, or on a signal): no retry is left running.
+  const closed = server.onclose;
+  server.onclose = () => {
+    retries.stop();
+    closed?.();
+  };
   // The client is gone when our stdout breaks (or our stdin ends: the transport closes then).
   // Closing aborts the calls still running, which kills their processes.
   process.stdout.once('error', () => void server.close());

@@ -1,8 +1,9 @@
 /**
  * Start-up: describe every configured tool (twylt/toolset) and turn its spec into an MCP
  * tool definition. A tool that cannot be described is left out and logged (or, `strict`,
- * stops the start); any other tool that cannot be served stops the start, with a message
- * naming it: a bridge that silently drops a tool would leave its users guessing.
+ * stops the start), and handed to `onLeftOut` to be described again (retry.ts); any other
+ * tool that cannot be served stops the start, with a message naming it: a bridge that
+ * silently drops a tool would leave its users guessing.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { validateToolName } from '@modelcontextprotocol/sdk/shared/toolNameValidation.js';
@@ -32,6 +33,8 @@ export interface DescribeOptions extends RunnerDefaults {
   describeTimeoutMs?: number;
   /** Refuse to start when a tool cannot be described; by default it is left out and logged. */
   strict?: boolean;
+  /** Told of each tool left out because it could not be described, to describe it again later. */
+  onLeftOut?: (entry: ToolEntry) => void;
 }
 
 /** Describe all tools at once; fail with every problem found, not just the first. */
@@ -40,7 +43,13 @@ export async function describeTools(entries: readonly ToolEntry[], options: Desc
   const log = options.log ?? (() => {});
   let described;
   try {
-    const onUndescribed = options.strict ? undefined : (problem: string) => log(`left out, described again at the next start: ${problem}`);
+    const { onLeftOut } = options;
+    const onUndescribed = options.strict
+      ? undefined
+      : (problem: string, entry: ToolEntry) => {
+          log(`left out${onLeftOut ? ', described again in the background' : ''}: ${problem}`);
+          onLeftOut?.(entry);
+        };
     described = await describeToolset(entries, { ...options, onUndescribed });
   } catch (error) {
     if (error instanceof ToolsetError) throw new StartupError(error.message);
@@ -50,9 +59,7 @@ export async function describeTools(entries: readonly ToolEntry[], options: Desc
   const tools: BridgeTool[] = [];
   for (const { name, spec, runner } of described) {
     try {
-      const mcp = toMcpTool(name, spec);
-      for (const warning of [...mcp.warnings, ...validateToolName(name).warnings]) log(`"${name}": ${warning}`);
-      tools.push({ definition: mcp.tool, runner });
+      tools.push(bridgeTool(name, spec, runner, log));
     } catch (error) {
       problems.push(`cannot serve "${name}" (${showCommand(runner.entry.command)}): ${(error as Error).message}`);
     }
@@ -62,6 +69,13 @@ export async function describeTools(entries: readonly ToolEntry[], options: Desc
     throw new StartupError(problems.join('\n'));
   }
   return tools;
+}
+
+/** A described tool as the bridge serves it, its warnings logged; throws when MCP cannot carry it. */
+export function bridgeTool(name: string, spec: ToolSpec, runner: ToolRunner, log: Log): BridgeTool {
+  const mcp = toMcpTool(name, spec);
+  for (const warning of [...mcp.warnings, ...validateToolName(name).warnings]) log(`"${name}": ${warning}`);
+  return { definition: mcp.tool, runner };
 }
 
 export interface McpView {

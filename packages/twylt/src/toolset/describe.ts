@@ -48,11 +48,19 @@ export interface DescribeToolsetOptions extends RunnerDefaults {
    * such a tool is left out and its problem handed here, to be reported. Without it, any
    * such tool makes the whole set fail (the strict rule). Name problems are always fatal.
    */
-  onUndescribed?: (problem: string) => void;
+  onUndescribed?: (problem: string, entry: ToolEntry) => void;
 }
 
-/** A tool whose describe failed; a lenient consumer leaves it out. */
-class UndescribedError extends Error {}
+/** A tool whose describe failed (it may succeed later); a lenient consumer leaves it out. */
+export class UndescribedError extends Error {
+  constructor(
+    message: string,
+    readonly entry: ToolEntry,
+  ) {
+    super(message);
+    this.name = 'UndescribedError';
+  }
+}
 
 /**
  * Describe all entries concurrently. Resolves with the tools in entry order, or rejects with
@@ -66,21 +74,31 @@ export async function describeToolset(entries: readonly ToolEntry[], options: De
   options = { ...options, warmCap: options.warmCap ?? new WarmCap(options.maxWarm) };
   const settled = await Promise.allSettled(entries.map((entry) => describeOne(entry, options, rename)));
   const problems: string[] = [];
-  const skipped: string[] = [];
+  const skipped: UndescribedError[] = [];
   for (const outcome of settled) {
     if (outcome.status === 'fulfilled') continue;
     const error = outcome.reason as Error;
-    (options.onUndescribed && error instanceof UndescribedError ? skipped : problems).push(error.message);
+    if (options.onUndescribed && error instanceof UndescribedError) skipped.push(error);
+    else problems.push(error.message);
   }
   const tools = settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
   problems.push(...duplicateNames(tools, rename));
   // Nothing left to serve is no catalog: every problem is reported at once.
   if (problems.length > 0 || tools.length === 0) {
     for (const tool of tools) tool.runner.close();
-    throw new ToolsetError([...problems, ...skipped]);
+    throw new ToolsetError([...problems, ...skipped.map((error) => error.message)]);
   }
-  for (const problem of skipped) options.onUndescribed!(problem);
+  for (const error of skipped) options.onUndescribed!(error.message, error.entry);
   return tools;
+}
+
+/**
+ * Describe one entry with the checks of a set (schemas, name, `checkName`), for a consumer
+ * that describes a left-out tool again. Rejects with an UndescribedError when the describe
+ * itself fails, with an Error when the tool cannot be served as it describes itself.
+ */
+export function describeEntry(entry: ToolEntry, options: DescribeToolsetOptions = {}): Promise<DescribedTool> {
+  return describeOne(entry, options, options.renameHint ?? 'with "name" in a config file');
 }
 
 async function describeOne(entry: ToolEntry, options: DescribeToolsetOptions, rename: string): Promise<DescribedTool> {
@@ -89,7 +107,7 @@ async function describeOne(entry: ToolEntry, options: DescribeToolsetOptions, re
   try {
     spec = (await cachedSpec(entry)) ?? (await fetchSpec(entry, options));
   } catch (error) {
-    throw new UndescribedError(`cannot describe ${label}: ${(error as Error).message}`);
+    throw new UndescribedError(`cannot describe ${label}: ${(error as Error).message}`, entry);
   }
   if (!isRecord(spec) || !isRecord(spec.inputSchema) || !isRecord(spec.outputSchema)) {
     throw new Error(`cannot serve ${label}: its json_spec lacks an inputSchema or outputSchema object`);

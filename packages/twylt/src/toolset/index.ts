@@ -14,7 +14,7 @@ export { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from '../client/process.
 export { createRunner } from './runner.js';
 export { DEFAULT_MAX_WARM, DEFAULT_WARM_IDLE_MS, WarmCap, WarmPool, type WarmPoolOptions } from './warm.js';
 export type { RunnerCallOptions, RunnerDefaults, ToolRunner } from './runner.js';
-export { SpecCache, ToolsetError, describeToolset } from './describe.js';
+export { SpecCache, ToolsetError, UndescribedError, describeEntry, describeToolset } from './describe.js';
 export type { DescribeToolsetOptions, DescribedTool } from './describe.js';
 export { CallLimiter, QueueFullError, type LimiterOptions } from './limiter.js';
 export { isRecord, jsonKind } from '../protocol/record.js';
