@@ -10,6 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { BRIDGE_CLI, bridgeEnv } from './mcp.js';
 import { ROOT } from './process.js';
+import { JS_RUNTIME } from './runtimes.js';
 
 const LISTENING = /twylt-mcp: listening on (http:\/\/\S+)\n/;
 
@@ -34,7 +35,7 @@ export interface HttpBridgeProcess {
 /** Start `twylt-mcp --http 127.0.0.1:0 ARGS...` and wait for its listening line. */
 export async function startHttpBridge(args: readonly string[], env: Record<string, string> = {}): Promise<HttpBridgeProcess> {
   if (!existsSync(BRIDGE_CLI)) throw new Error(`${BRIDGE_CLI} is missing: run npm run build first`);
-  const child = spawn(process.execPath, [BRIDGE_CLI, '--http', '127.0.0.1:0', ...args], {
+  const child = spawn(JS_RUNTIME[0]!, [...JS_RUNTIME.slice(1), BRIDGE_CLI, '--http', '127.0.0.1:0', ...args], {
     cwd: ROOT,
     env: { ...bridgeEnv(), ...env },
     stdio: ['ignore', 'ignore', 'pipe'],

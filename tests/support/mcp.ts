@@ -4,10 +4,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ROOT } from './process.js';
+import { JS_RUNTIME } from './runtimes.js';
 
 export const BRIDGE_CLI = `${ROOT}packages/twylt-mcp/dist/cli.js`;
-export const SLEEPER = [process.execPath, `${ROOT}tests/fixtures/mcp/sleeper.mjs`];
-export const MISFIT = [process.execPath, `${ROOT}tests/fixtures/mcp/misfit.mjs`];
+export const SLEEPER = [...JS_RUNTIME, `${ROOT}tests/fixtures/mcp/sleeper.mjs`];
+export const MISFIT = [...JS_RUNTIME, `${ROOT}tests/fixtures/mcp/misfit.mjs`];
 export const PY_ECHO = ['python3', `${ROOT}tests/fixtures/python/echo_tool.py`];
 
 /** Whether the foreign Python fixtures can run here. */
@@ -31,12 +32,12 @@ export function bridgeEnv(): Record<string, string> {
   return env;
 }
 
-/** Start `twylt-mcp ARGS...` over stdio and connect a client to it. */
+/** Start `twylt-mcp ARGS...` over stdio (on the runtime under test) and connect a client to it. */
 export async function startBridge(args: readonly string[]): Promise<Bridge> {
   if (!existsSync(BRIDGE_CLI)) throw new Error(`${BRIDGE_CLI} is missing: run npm run build first`);
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BRIDGE_CLI, ...args],
+    command: JS_RUNTIME[0]!,
+    args: [...JS_RUNTIME.slice(1), BRIDGE_CLI, ...args],
     cwd: ROOT,
     env: bridgeEnv(),
     stderr: 'pipe',
@@ -105,7 +106,7 @@ export interface RawBridge {
 
 /** Start `twylt-mcp ARGS...` over stdio and initialize it by hand. */
 export async function startRawBridge(args: readonly string[]): Promise<RawBridge> {
-  const child = spawn(process.execPath, [BRIDGE_CLI, ...args], { cwd: ROOT, env: bridgeEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(JS_RUNTIME[0]!, [...JS_RUNTIME.slice(1), BRIDGE_CLI, ...args], { cwd: ROOT, env: bridgeEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
   const messages: Record<string, any>[] = [];
   let stdout = '';
   let stderr = '';

@@ -1,6 +1,9 @@
 /**
- * The extra runtimes of the test matrix (Node 22/24/26, Bun, Deno), as installed by
- * scripts/runtimes.mjs into its cache. Tests that need one skip with `runtimeMissing(name)`.
+ * The runtimes of the test matrix (Node 22/24/26, Bun, Deno), as installed by
+ * scripts/runtimes.mjs into its cache, and the one switch that moves the processes under test
+ * onto one of them: TWYLT_TEST_RUNTIME=<name> (scripts/test-matrix.mjs sets it). The helpers
+ * that spawn tools and commands (process.ts, twylt-cli.ts, mcp.ts, mcp-http.ts...) start them
+ * with `JS_RUNTIME` and `TS_RUNTIME`; test files never ask which runtime it is.
  */
 import { installedRuntime, RUNTIME_NAMES } from '../../scripts/runtimes.mjs';
 
@@ -15,3 +18,22 @@ export function runtimeBinary(name: string): string | undefined {
 export function runtimeMissing(name: string): string {
   return `runtime ${name} not installed: node scripts/runtimes.mjs install ${name}`;
 }
+
+/** argv that runs a JavaScript or TypeScript file on the named runtime (Deno needs `run -A`). */
+export function runtimeArgv(name: string): string[] {
+  const binary = runtimeBinary(name);
+  if (binary === undefined) throw new Error(runtimeMissing(name));
+  return name === 'deno' ? [binary, 'run', '-A'] : [binary];
+}
+
+/** The runtime the processes under test run on; undefined: the Node that runs the tests. */
+export const TEST_RUNTIME: string | undefined = process.env.TWYLT_TEST_RUNTIME || undefined;
+
+/** argv that runs a JavaScript file (a built tool, a `twylt` command) on the runtime under test. */
+export const JS_RUNTIME: readonly string[] = TEST_RUNTIME === undefined ? [process.execPath] : runtimeArgv(TEST_RUNTIME);
+
+/**
+ * argv that runs a TypeScript source file on the runtime under test: natively where the
+ * runtime strips types (Node 22.18+, Bun, Deno), through tsx on the Node that runs the tests.
+ */
+export const TS_RUNTIME: readonly string[] = TEST_RUNTIME === undefined ? [process.execPath, '--import', import.meta.resolve('tsx')] : JS_RUNTIME;
