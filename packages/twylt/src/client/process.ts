@@ -3,9 +3,10 @@
  * output bounded, time-out and abort killing the whole process group. No interpretation of
  * what the tool printed happens here; that is the client's job.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { decodeUtf8Strict } from '../protocol/utf8.js';
 import { AbortError, OutputTooLargeError, SpawnError, TimeoutError } from './errors.js';
+import { killTool, spawnTool } from './spawn.js';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 /**
@@ -53,7 +54,7 @@ export interface ProcessResult {
  * When the tool exits, whatever it left running in its process group is killed too.
  */
 export function runProcess(command: readonly string[], options: RunOptions = {}): Promise<ProcessResult> {
-  const [file, ...args] = command;
+  const [file] = command;
   if (!file) return Promise.reject(new SpawnError('empty command', command));
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const limit = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
@@ -66,14 +67,7 @@ export function runProcess(command: readonly string[], options: RunOptions = {})
     }
     let child: ChildProcessWithoutNullStreams;
     try {
-      child = spawn(file, args, {
-        cwd: options.cwd,
-        env: mergeEnv(options.env),
-        stdio: ['pipe', 'pipe', 'pipe'],
-        // Its own process group, so that time-out and abort reach grandchildren too.
-        detached: process.platform !== 'win32',
-        windowsHide: true,
-      });
+      child = spawnTool(command, { cwd: options.cwd, env: mergeEnv(options.env) });
     } catch (error) {
       // Some failures throw at once instead of emitting 'error': E2BIG (an argument list
       // beyond the system's limit), an invalid argument.
@@ -92,14 +86,7 @@ export function runProcess(command: readonly string[], options: RunOptions = {})
       stderr: Buffer.concat(chunks.stderr).toString('utf8'),
     });
 
-    const killGroup = () => {
-      try {
-        if (child.pid !== undefined && process.platform !== 'win32') process.kill(-child.pid, 'SIGKILL');
-        else child.kill('SIGKILL');
-      } catch {
-        // already gone
-      }
-    };
+    const killGroup = () => killTool(child);
     /** First failure wins; the promise settles once the tool itself is gone (see drained). */
     const stop = (error: Error) => {
       if (!failure) failure = error;
@@ -154,10 +141,9 @@ export function runProcess(command: readonly string[], options: RunOptions = {})
     });
     child.on('exit', (exitCode, signal) => {
       exited = { exitCode, signal };
-      // The tool is done; end what it left in its process group. A grandchild that left
-      // the group (setsid) may still hold our pipes: read what the tool wrote, then stop
-      // listening instead of waiting for that grandchild.
-      killGroup();
+      // The tool is done, and spawnTool has ended what it left in its process group. A
+      // grandchild that left the group (setsid) may still hold our pipes: read what the
+      // tool wrote, then stop listening instead of waiting for that grandchild.
       grace = setTimeout(() => {
         // One more poll phase first, so that bytes already in the pipes are read.
         setImmediate(() => {
