@@ -5,6 +5,7 @@
  * that spawn tools and commands (process.ts, twylt-cli.ts, mcp.ts, mcp-http.ts...) start them
  * with `JS_RUNTIME` and `TS_RUNTIME`; test files never ask which runtime it is.
  */
+import { execFileSync } from 'node:child_process';
 import { installedRuntime, RUNTIME_NAMES } from '../../scripts/runtimes.mjs';
 
 export { RUNTIME_NAMES };
@@ -37,3 +38,22 @@ export const JS_RUNTIME: readonly string[] = TEST_RUNTIME === undefined ? [proce
  * runtime strips types (Node 22.18+, Bun, Deno), through tsx on the Node that runs the tests.
  */
 export const TS_RUNTIME: readonly string[] = TEST_RUNTIME === undefined ? [process.execPath, '--import', import.meta.resolve('tsx')] : JS_RUNTIME;
+
+/** What `code` prints on the runtime under test (a constant that differs between engines, say). */
+export function evalOnTestRuntime(code: string): string {
+  const [binary] = JS_RUNTIME;
+  return execFileSync(binary!, [TEST_RUNTIME === 'deno' ? 'eval' : '-e', code], { encoding: 'utf8' }).trim();
+}
+
+/** What a runtime is known not to do, and why: a test that needs it skips with this reason. */
+const LIMITS: Record<string, Record<string, string>> = {
+  deno: {
+    'wait on a non-blocking stdin': 'Deno retries read(2) in a busy loop on a non-blocking stdin (it reads it right, but never waits where /proc shows it)',
+  },
+};
+
+/** Why the runtime under test cannot do `what`, or undefined when it can. */
+export function runtimeCannot(what: string): string | undefined {
+  const reason = TEST_RUNTIME === undefined ? undefined : LIMITS[TEST_RUNTIME]?.[what];
+  return reason === undefined ? undefined : `${TEST_RUNTIME}: ${reason}`;
+}

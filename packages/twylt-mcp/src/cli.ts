@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /** The `twylt-mcp` command. Exit codes: 1 when the bridge cannot start, 2 for a usage error. */
 import { createRequire } from 'node:module';
-import { UsageError } from 'twylt/toolset';
+import { commandLineArguments, UsageError } from 'twylt/toolset';
 import { parseCli, USAGE, type CliPlan } from './args.js';
 import { stderrLog } from './log.js';
 
@@ -104,4 +104,5 @@ async function readToken(file: string | undefined): Promise<string | undefined> 
   return token;
 }
 
-await main(process.argv.slice(2));
+// Options or `--` come first: under Bun, which drops a leading `--`, it is put back.
+await main(commandLineArguments(true));

@@ -9,6 +9,7 @@
 export { toEntry, showCommand, type ToolEntry, type ToolEntryLike } from './entry.js';
 export { CONFIG_SCHEMA, ConfigError, collectEntries, parseConfig, readConfig } from './config.js';
 export { SEPARATOR, UsageError, cutAtSeparator, splitArgv, splitCommands } from './args.js';
+export { commandLineArguments } from '../protocol/runtime.js';
 export { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from '../client/process.js';
 export { createRunner } from './runner.js';
 export type { RunnerCallOptions, RunnerDefaults, ToolRunner } from './runner.js';
