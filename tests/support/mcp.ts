@@ -32,12 +32,17 @@ export function bridgeEnv(): Record<string, string> {
   return env;
 }
 
-/** Start `twylt-mcp ARGS...` over stdio (on the runtime under test) and connect a client to it. */
-export async function startBridge(args: readonly string[]): Promise<Bridge> {
+/** The repository's `twylt-mcp`, on the runtime under test. */
+export function bridgeCommand(): string[] {
   if (!existsSync(BRIDGE_CLI)) throw new Error(`${BRIDGE_CLI} is missing: run npm run build first`);
+  return [...JS_RUNTIME, BRIDGE_CLI];
+}
+
+/** Start `twylt-mcp ARGS...` over stdio and connect a client to it; `command` runs the bridge (default: bridgeCommand()). */
+export async function startBridge(args: readonly string[], command: readonly string[] = bridgeCommand()): Promise<Bridge> {
   const transport = new StdioClientTransport({
-    command: JS_RUNTIME[0]!,
-    args: [...JS_RUNTIME.slice(1), BRIDGE_CLI, ...args],
+    command: command[0]!,
+    args: [...command.slice(1), ...args],
     cwd: ROOT,
     env: bridgeEnv(),
     stderr: 'pipe',

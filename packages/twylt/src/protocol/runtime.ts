@@ -14,6 +14,13 @@ const NAME: RuntimeName = versions.bun !== undefined ? 'Bun' : versions.deno !==
 /** "Node.js 22.23.5", "Bun 1.4.5", "Deno 2.9.6": the runtime, as messages name it. */
 export const RUNTIME = `${NAME} ${NAME === 'Bun' ? versions.bun : NAME === 'Deno' ? versions.deno : versions.node}`;
 
+/**
+ * Whether a V8 code cache made here helps a built file (ADR 0008): it is made for `node`,
+ * and only a Node of the same version takes it. Bun's (JavaScriptCore's) data is no V8
+ * cache and tripled a built file; Deno's V8 is not Node's.
+ */
+export const MAKES_NODE_CODE_CACHE = NAME === 'Node.js';
+
 /** argv that runs a JavaScript file on this same runtime (Deno runs a file with `run -A`). */
 export function scriptCommand(file: string, args: readonly string[] = []): string[] {
   return NAME === 'Deno' ? [process.execPath, 'run', '-A', file, ...args] : [process.execPath, file, ...args];
