@@ -23,6 +23,7 @@ import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { BRIDGE, percentile, startBridge } from './lib/bridge.mjs';
 import { directCall } from './lib/direct.mjs';
 import { benchFlags, usageError } from './lib/flags.mjs';
 import { median } from './lib/measure.mjs';
@@ -45,7 +46,6 @@ if (!clientCounts.every(positive) || !positive(calls) || !positive(rounds) || !p
   usageError('--clients, --calls, --rounds and --max-seconds take positive whole numbers', USAGE);
 }
 
-const BRIDGE = join(ROOT, 'packages/twylt-mcp/dist/cli.js');
 const TOOL = [process.execPath, join(ROOT, 'build/examples/echo/tool.js')];
 for (const file of [BRIDGE, TOOL[1]]) {
   if (!existsSync(file)) {
@@ -56,38 +56,6 @@ for (const file of [BRIDGE, TOOL[1]]) {
 const INPUT = { text: 'hello' };
 const deadline = Date.now() + maxSeconds * 1000;
 const log = (text) => process.stderr.write(`${text}\n`);
-
-/** The bridge on 127.0.0.1, a port the OS picks; resolves with its URL and a stop function. */
-async function startBridge(maxConcurrency) {
-  const env = { ...process.env };
-  for (const key of Object.keys(env)) if (key === 'NODE_OPTIONS' || key.startsWith('TWYLT_') || key.startsWith('TOOLSPEC_')) delete env[key];
-  const child = spawn(process.execPath, [BRIDGE, '--http', '127.0.0.1:0', '--max-concurrency', String(maxConcurrency), '--max-queue', '1000', '--', ...TOOL], {
-    env,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the bridge did not start within 30 s:\n${stderr}`)), 30_000);
-    child.stderr.on('data', (chunk) => {
-      // Keep only what a failure message needs: the call log grows with every call.
-      stderr = (stderr + chunk).slice(-4000);
-      const match = /listening on (http:\S+)/.exec(stderr);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`the bridge ended (exit ${code}):\n${stderr}`)));
-  });
-  return {
-    url,
-    stop: () =>
-      new Promise((resolve) => {
-        child.once('exit', resolve);
-        child.kill('SIGTERM');
-      }),
-  };
-}
 
 /** bench/floors/mcp-list-server.mjs, answering with `listed`. */
 async function startFloor(listed) {
@@ -134,10 +102,6 @@ async function round(workers, total, call) {
   return { latencies, wallMs: Number(process.hrtime.bigint() - started) / 1e6 };
 }
 
-function percentile(values, p) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
 
 const echoCall = (client) => async () => {
   const result = await client.callTool({ name: 'echo', arguments: INPUT });
@@ -148,7 +112,7 @@ const spawnCall = async () => {
   if (output.text !== INPUT.text) throw new Error(`wrong output: ${JSON.stringify(output)}`);
 };
 
-const bridge = await startBridge(Math.max(...clientCounts));
+const bridge = await startBridge(['--max-concurrency', String(Math.max(...clientCounts)), '--max-queue', '1000', '--', ...TOOL]);
 const results = [];
 let cutShort = false;
 try {

@@ -12,7 +12,7 @@ import { twyltTools, TwyltCallError } from 'twylt-ai';
 import { SLEEPER, isRunning, sleeperPid, waitFor } from '../support/mcp.js';
 import { example } from '../support/process.js';
 import { NO_PYTHON_REASON, noPython, pythonTool } from '../support/python.js';
-import { BOOKING, answer, callTools, scriptedModel, scriptedStreamingModel, toolResultsIn } from './support.js';
+import { ABORT_WITHIN_MS, BOOKING, answer, callTools, scriptedModel, scriptedStreamingModel, toolResultsIn } from './support.js';
 
 const dirs: string[] = [];
 function scratch(): string {
@@ -84,9 +84,9 @@ describe.skipIf(noPython)(`a multi-step generateText loop over a Python and a Ty
     const message = error!.output.value as string;
     expect(message).toContain('Invalid input for tool py_echo');
     expect(message).toContain('the arguments break the inputSchema of "py_echo"');
-    expect(message).toContain('- /text: must NOT have fewer than 1 characters');
-    expect(message).toContain('- /times: must be <= 5');
-    expect(message).toContain('- /: has unknown property "colour"');
+    expect(message).toContain('- /text: must have at least 1 character (it has 0)');
+    expect(message).toContain('- /times: must be at most 5 (got 9)');
+    expect(message).toContain('- /: has unknown property "colour"; the properties are "text", "times", "case", "scale", "shout", "decor", "path"');
     expect(result.steps[0]!.content.find((part) => part.type === 'tool-error')).toBeDefined();
     // Step 2: the corrected call ran, and its result reached the model.
     expect(toolResultsIn(model.doGenerateCalls[2]!.prompt).at(-1)).toEqual({
@@ -165,8 +165,12 @@ describe('failures the model can act on, in the loop', () => {
     const pid = await sleeperPid(pidFile);
     expect(isRunning(pid)).toBe(true);
     controller.abort(new Error('the user left'));
+    const aborted = Date.now();
 
     await expect(generation).rejects.toThrow('the user left');
+    // Within seconds of abort(): a dropped signal would leave the sleeper to the 30 s default
+    // time-out, and the generation would reject only after that.
+    expect(Date.now() - aborted).toBeLessThan(ABORT_WITHIN_MS);
     await waitFor(() => !isRunning(pid), `the sleeper (pid ${pid}) to be killed`, 5_000);
     // The model was never asked for a second step.
     expect(model.doGenerateCalls).toHaveLength(1);

@@ -13,7 +13,7 @@ import { RunContext, tool as openaiTool } from '@openai/agents-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { describeForAgents, type AgentTool } from 'twylt-ai';
 import { SLEEPER, isRunning, sleeperPid, waitFor } from '../support/mcp.js';
-import { BOOKING } from './support.js';
+import { ABORT_WITHIN_MS, BOOKING } from './support.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'twylt-ai-frameworks-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -71,7 +71,10 @@ describe('LangChain.js', () => {
     const run = sleeper!.invoke({ action: 'wait', pid_file: pidFile, release_file: join(scratch, 'never') }, { signal: controller.signal });
     const pid = await sleeperPid(pidFile);
     controller.abort();
+    const aborted = Date.now();
     await expect(run).rejects.toThrow();
+    // Within seconds, not at the 30 s default time-out a dropped signal would wait for.
+    expect(Date.now() - aborted).toBeLessThan(ABORT_WITHIN_MS);
     await waitFor(() => !isRunning(pid), `the sleeper (pid ${pid}) to be killed`, 5_000);
   });
 });
@@ -87,7 +90,7 @@ describe('OpenAI Agents SDK', () => {
     const [booking] = (await describeForAgents([BOOKING])).map(forOpenAIAgents);
     await expect(booking!.invoke(new RunContext(), '{"from":"soon"}')).resolves.toBe(
       'Invalid arguments for "book_room" (checked against its inputSchema; the tool was not run). Correct them and call it again:\n' +
-        '- /: misses required property "to"\n- /from: must match pattern "^\\d{4}-\\d{2}-\\d{2}$"',
+        '- /: misses required property "to"\n- /from: must match the pattern /^\\d{4}-\\d{2}-\\d{2}$/ (got "soon")',
     );
     await expect(booking!.invoke(new RunContext(), '{"from":"2029-12-31","to":"2030-01-02"}')).resolves.toBe(
       '"book_room" failed: FullyBooked: no room is free on the night of 2030-01-01',

@@ -6,6 +6,9 @@
 import { MockLanguageModelV3, convertArrayToReadableStream } from 'ai/test';
 import { ROOT } from '../support/process.js';
 
+/** How soon after abort() a generation must reject: far below the 30 s default time-out a dropped signal would wait for. */
+export const ABORT_WITHIN_MS = 10_000;
+
 export const BOOKING = [process.execPath, `${ROOT}tests/ai/fixtures/booking.mjs`];
 
 type CallOptions = MockLanguageModelV3['doGenerateCalls'][number];

@@ -102,6 +102,13 @@ describe('start-up checks', () => {
     expect(problems[1]).toContain(`cannot describe tool (${process.execPath} -e "process.exit(1)"): tool exited with 1`);
   });
 
+  it('with onUndescribed, a tool that cannot be described is left out and reported; the others are served', async () => {
+    const problems: string[] = [];
+    const tools = await twyltTools([example('echo'), ['/nonexistent/twylt-tool']], { onUndescribed: (problem) => problems.push(problem) });
+    expect(Object.keys(tools)).toEqual(['echo']);
+    expect(problems).toEqual([expect.stringMatching(/^cannot describe tool \(\/nonexistent\/twylt-tool\): cannot run/)]);
+  });
+
   it('an inputSchema that is not valid JSON Schema is a start-up error, not a surprise at the first call', async () => {
     const error = await twyltTools([{ command: FAULTY, env: { FAULTY_SCHEMA: 'broken' } }]).catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(ToolsetError);
@@ -201,7 +208,7 @@ describe('what the model is told when a call fails', () => {
     expect(error.message).toBe(
       'Invalid arguments for "book_room" (checked against its inputSchema; the tool was not run). Correct them and call it again:\n' +
         '- /: misses required property "to"\n' +
-        '- /from: must match pattern "^\\d{4}-\\d{2}-\\d{2}$"',
+        '- /from: must match the pattern /^\\d{4}-\\d{2}-\\d{2}$/ (got "soon")',
     );
   });
 
@@ -265,7 +272,7 @@ describe('what the model is told when a call fails', () => {
   it.each([
     ['garbage', /^"faulty" broke the TWYLT protocol: tool succeeded but its stdout is not JSON: /],
     ['exit7', /^"faulty" broke the TWYLT protocol: tool exited with 7, which is not a TWYLT exit code .*\nIts stderr:\nTraceback \(most recent call last\):\n {2}File "tool", line 1\nRuntimeError: boom$/],
-    ['bad_output', /^"faulty" returned output that does not match its published outputSchema:\n- \/ok: must be boolean$/],
+    ['bad_output', /^"faulty" returned output that does not match its published outputSchema:\n- \/ok: must be a boolean \(got "yes"\)$/],
     ['output_issue', /^"faulty" produced output that breaks its own outputSchema \(a fault of the tool, not of the arguments\):\n- ok: Expected a boolean$/],
     ['unreadable', /^"faulty" broke the TWYLT protocol: it could not read its input \(exit 4\): JSONDecodeError: Expecting value/],
   ])('a tool that breaks its contract (%s) is reported as its fault', async (fault, message) => {

@@ -60,4 +60,21 @@ describe('default requirements', () => {
     markToolEntryFile('/somewhere/tool.ts');
     expect(toolEntryFile()).toBe('/somewhere/tool.ts');
   });
+
+  it('publish a version range for a dependency installed from a path, tarball, link or git URL', () => {
+    const dir = folder(
+      'from-tarball',
+      JSON.stringify({
+        dependencies: { twylt: 'file:../packs/twylt-0.1.0.tgz', linked: 'link:../linked', fromGit: 'git+https://example.com/x.git', missing: '../nowhere', zod: '^4.1.0' },
+      }),
+    );
+    // Installed copies: one in the project, one where Node would find it further up.
+    for (const [where, name, version] of [[dir, 'twylt', '0.1.0'], [dir, 'linked', '2.3.4-beta.1'], [root, 'fromGit', '1.0.0']] as const) {
+      mkdirSync(join(where, 'node_modules', name), { recursive: true });
+      writeFileSync(join(where, 'node_modules', name, 'package.json'), JSON.stringify({ name, version }));
+    }
+    expect(JSON.parse(defaultRequirements(join(dir, 'src', 'tool.ts')).content)).toEqual({
+      dependencies: { twylt: '^0.1.0', linked: '^2.3.4-beta.1', fromGit: '^1.0.0', missing: '*', zod: '^4.1.0' },
+    });
+  });
 });

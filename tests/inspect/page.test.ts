@@ -11,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { NO_PYTHON_REASON, noPython, pythonTool } from '../support/python.js';
 import { repoRoot } from '../support/twylt-cli.js';
-import { NO_CHROMIUM_REASON, launchChromium, noChromium, startInspect, type Inspect } from './support.js';
+import { NO_CHROMIUM_REASON, launchChromium, noChromium, startInspect, until, type Inspect } from './support.js';
 
 const probe = [process.execPath, join(repoRoot, 'build/examples/probe/tool.js')];
 const shapes = [process.execPath, join(repoRoot, 'tests/inspect/fixtures/shapes.mjs')];
@@ -25,19 +25,6 @@ const pageErrors: string[] = [];
 const field = (path: string) => page.getByLabel(path, { exact: true });
 const result = () => page.getByRole('region', { name: 'Result' });
 const history = () => page.getByRole('region', { name: 'History' });
-
-/** Wait for `check` to hold (10 s at most); its last failure is the error. */
-async function until(check: () => Promise<void> | void, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-}
 
 /** Press Call and wait for the record it produced to be shown; resolves with its number. */
 async function call(): Promise<number> {
@@ -95,8 +82,9 @@ describe.skipIf(noChromium)(`the page in Chromium${noChromium ? ` (${NO_CHROMIUM
     expect(entries[1]).toContain('shapes');
     if (!noPython) expect(entries[2]).toMatch(/py_echo.*1\.2\.0.*Repeat a text.*TWYLT 1\.8 · pip requirements\.txt/s);
     expect(page.url()).toBe(`${inspect.origin}/`);
-    // The token lives in an HttpOnly cookie: the page's scripts cannot read it.
+    // No cookie at all: the token stays in this tab, sent as a header to this server only.
     expect(await page.evaluate('document.cookie')).toBe('');
+    expect(await page.context().cookies()).toEqual([]);
   });
 
   it('fills a form with nested objects and arrays, calls, and shows the output pretty and raw (the tool\'s exact text)', async () => {
@@ -221,7 +209,7 @@ describe.skipIf(noChromium)(`the page in Chromium${noChromium ? ` (${NO_CHROMIUM
     const [response] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/api/call')), history().getByRole('button', { name: 'Re-run call #1' }).click()]);
     const record = (await response.json()) as { id: number; input: string; ok: boolean };
     await until(async () => expect(await entries.count()).toBe(before + 1));
-    const first = await (await page.request.get(`${inspect.origin}/api/history`)).json();
+    const first = await (await page.request.get(`${inspect.origin}/api/history`, { headers: { authorization: `Bearer ${inspect.token}` } })).json();
     expect(record.input).toBe(first.calls[0].input);
     expect(record.ok).toBe(true);
     expect(await field('name').inputValue()).toBe('Ada');

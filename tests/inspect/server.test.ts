@@ -20,7 +20,8 @@ const log = join(dir, 'starts.log');
 const starts = () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).length : 0);
 
 let inspect: Inspect;
-let cookie: string;
+/** The credential of every API request, the page's as a script's. */
+let auth: { authorization: string };
 const json = (reply: Reply) => JSON.parse(reply.body);
 
 beforeAll(async () => {
@@ -35,8 +36,7 @@ beforeAll(async () => {
   if (!noPython) tools.push({ command: pythonTool() });
   writeFileSync(join(dir, 'tools.json'), JSON.stringify({ tools }));
   inspect = await startInspect(['--config', join(dir, 'tools.json')]);
-  const page = await send(inspect.port, { path: `/?token=${inspect.token}` });
-  cookie = String(page.headers['set-cookie']).split(';')[0]!;
+  auth = { authorization: `Bearer ${inspect.token}` };
 });
 
 afterAll(async () => {
@@ -44,12 +44,12 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A POST as the page makes it: its cookie, its Origin, a JSON body. */
+/** A POST as the page makes it: the token, its Origin, a JSON body. */
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
   send(inspect.port, {
     method: 'POST',
     path,
-    headers: { cookie, origin: inspect.origin, 'content-type': 'application/json', 'sec-fetch-site': 'same-origin', ...headers },
+    headers: { ...auth, origin: inspect.origin, 'content-type': 'application/json', 'sec-fetch-site': 'same-origin', ...headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
 
@@ -57,60 +57,55 @@ const WAIT = { tool: 'sleeper', input: { action: 'wait', seconds: 0 } };
 
 describe('who gets in', () => {
   it('prints its link on stderr, bound to 127.0.0.1, and describes each tool once at start', () => {
-    expect(inspect.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{43}$/);
+    expect(inspect.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#token=[\w-]{43}$/);
     expect(inspect.stderr()).toMatch(/^twylt inspect: \d tools: sleeper, shapes/m);
     expect(starts()).toBe(1);
   });
 
-  it('serves the page for the link and turns its token into an HttpOnly, SameSite=Strict cookie for this port', async () => {
-    const page = await send(inspect.port, { path: `/?token=${inspect.token}` });
+  it('serves the page and its files, which hold no secret, without a token, and sets no cookie', async () => {
+    const page = await send(inspect.port, { path: '/' });
     expect(page.status).toBe(200);
     expect(page.body).toContain('<script type="module" src="/ui/app.js">');
-    expect(page.headers['set-cookie']).toEqual([`twylt_inspect_${inspect.port}=${inspect.token}; HttpOnly; SameSite=Strict; Path=/`]);
+    expect(page.headers['set-cookie']).toBeUndefined();
     expect(page.headers['content-security-policy']).toContain("default-src 'none'");
     expect(page.headers['referrer-policy']).toBe('no-referrer');
-    const script = await send(inspect.port, { path: '/ui/app.js', headers: { cookie } });
+    const script = await send(inspect.port, { path: '/ui/app.js' });
     expect(script.status).toBe(200);
     expect(script.headers['content-type']).toMatch(/^text\/javascript/);
+    expect(script.headers['set-cookie']).toBeUndefined();
   });
 
-  it('refuses the page without a token (401) or with a wrong one (401), saying what to open', async () => {
-    const none = await send(inspect.port, { path: '/' });
+  it('takes the token in Authorization only: none, a wrong one, one in the address or in a cookie is refused (401)', async () => {
+    const none = await send(inspect.port, { path: '/api/tools' });
     expect(none.status).toBe(401);
-    expect(none.body).toContain('?token=');
-    expect((await send(inspect.port, { path: '/?token=wrong' })).status).toBe(401);
-    expect((await send(inspect.port, { path: '/', headers: { cookie: `twylt_inspect_${inspect.port}=wrong` } })).status).toBe(401);
-  });
-
-  it('takes the token from the address on the page only: an API request must carry the cookie or a Bearer token', async () => {
+    expect(json(none).error).toBe('a valid token is required');
+    expect((await send(inspect.port, { path: '/api/tools', headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
     expect((await send(inspect.port, { path: `/api/tools?token=${inspect.token}` })).status).toBe(401);
-    expect((await send(inspect.port, { path: '/api/tools', headers: { cookie } })).status).toBe(200);
-    expect((await send(inspect.port, { path: '/api/tools', headers: { authorization: `Bearer ${inspect.token}` } })).status).toBe(200);
+    expect((await send(inspect.port, { path: '/api/tools', headers: { cookie: `twylt_inspect_${inspect.port}=${inspect.token}` } })).status).toBe(401);
+    expect((await send(inspect.port, { path: '/api/tools', headers: auth })).status).toBe(200);
   });
 
   it('refuses a foreign Host (403), even with the token: no DNS rebinding', async () => {
     const host = { host: `attacker.example:${inspect.port}` };
-    expect((await send(inspect.port, { path: `/?token=${inspect.token}`, headers: host })).status).toBe(403);
-    expect((await send(inspect.port, { path: '/api/tools', headers: { ...host, cookie } })).status).toBe(403);
+    expect((await send(inspect.port, { path: '/', headers: host })).status).toBe(403);
+    expect((await send(inspect.port, { path: '/api/tools', headers: { ...host, ...auth } })).status).toBe(403);
     expect((await post('/api/call', WAIT, host)).status).toBe(403);
     // The loopback names are its own.
-    expect((await send(inspect.port, { path: '/api/tools', headers: { host: `localhost:${inspect.port}`, cookie } })).status).toBe(200);
+    expect((await send(inspect.port, { path: '/api/tools', headers: { host: `localhost:${inspect.port}`, ...auth } })).status).toBe(200);
   });
 
   it('refuses a foreign Origin (403), even with the token', async () => {
     const reply = await post('/api/call', WAIT, { origin: 'http://attacker.example' });
     expect(reply.status).toBe(403);
     expect(json(reply).error).toMatch(/Origin/);
-    expect((await send(inspect.port, { path: '/api/tools', headers: { cookie, origin: `http://127.0.0.1:${inspect.port + 1}` } })).status).toBe(403);
+    expect((await send(inspect.port, { path: '/api/tools', headers: { ...auth, origin: `http://127.0.0.1:${inspect.port + 1}` } })).status).toBe(403);
   });
 
-  it('takes a POST only from its own page (Origin, same-origin fetch) or a script with the Bearer token, and only as JSON', async () => {
-    const noOrigin = await send(inspect.port, { method: 'POST', path: '/api/call', headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify(WAIT) });
-    expect(noOrigin.status).toBe(403);
+  it('takes a POST only with the token, from its own page (Origin, same-origin fetch) or a script, and only as JSON', async () => {
     expect((await post('/api/call', WAIT, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
     expect((await post('/api/call', WAIT, { 'content-type': 'text/plain' })).status).toBe(415);
-    expect((await post('/api/call', WAIT, { cookie: '' })).status).toBe(401);
-    expect((await send(inspect.port, { path: '/api/call', headers: { cookie } })).status).toBe(405);
+    expect((await post('/api/call', WAIT, { authorization: '' })).status).toBe(401);
+    expect((await send(inspect.port, { path: '/api/call', headers: auth })).status).toBe(405);
   });
 
   it('runs only configured tools, by name: a command in a request is refused, an unknown name is 404', async () => {
@@ -179,7 +174,7 @@ describe('calls', () => {
     const pidFile = join(dir, 'cancel.pid');
     const body = JSON.stringify({ tool: 'sleeper', input: { action: 'wait', pid_file: pidFile, release_file: join(dir, 'never') } });
     const { request } = await import('node:http');
-    const req = request({ host: '127.0.0.1', port: inspect.port, method: 'POST', path: '/api/call', headers: { host: `127.0.0.1:${inspect.port}`, cookie, origin: inspect.origin, 'content-type': 'application/json' } });
+    const req = request({ host: '127.0.0.1', port: inspect.port, method: 'POST', path: '/api/call', headers: { host: `127.0.0.1:${inspect.port}`, ...auth, origin: inspect.origin, 'content-type': 'application/json' } });
     req.on('error', () => {});
     req.end(body);
     const deadline = Date.now() + 15_000;
@@ -216,11 +211,11 @@ describe('calls', () => {
   });
 
   it('keeps every call in the history, numbered in order, and lists the tools', async () => {
-    const history = json(await send(inspect.port, { path: '/api/history', headers: { cookie } }));
+    const history = json(await send(inspect.port, { path: '/api/history', headers: auth }));
     const ids = history.calls.map((call: { id: number }) => call.id);
     expect(ids.length).toBeGreaterThanOrEqual(8);
     expect([...ids].sort((a, b) => a - b)).toEqual(ids.slice().sort((a: number, b: number) => a - b));
-    const tools = json(await send(inspect.port, { path: '/api/tools', headers: { cookie } }));
+    const tools = json(await send(inspect.port, { path: '/api/tools', headers: auth }));
     expect(tools.tools[0]).toMatchObject({ name: 'sleeper', transport: 'cli', timeoutMs: 30000, spec: { name: 'sleeper' } });
     expect(tools.tools[0].command).toMatch(/^node \/.*sleeper\.mjs$/);
   });
@@ -272,10 +267,9 @@ describe('the command line', () => {
 
   it('stops on SIGHUP (the terminal closed) with exit 0, killing the tool of a call in flight', async () => {
     const other = await startInspect(['--', 'node', sleeper]);
-    const page = await send(other.port, { path: `/?token=${other.token}` });
     const pidFile = join(dir, 'hangup.pid');
     const body = JSON.stringify({ tool: 'sleeper', input: { action: 'wait', pid_file: pidFile, release_file: join(dir, 'never') } });
-    const headers = { cookie: String(page.headers['set-cookie']).split(';')[0]!, origin: other.origin, 'content-type': 'application/json', 'sec-fetch-site': 'same-origin' };
+    const headers = { authorization: `Bearer ${other.token}`, origin: other.origin, 'content-type': 'application/json', 'sec-fetch-site': 'same-origin' };
     send(other.port, { method: 'POST', path: '/api/call', headers, body }).catch(() => {});
     const deadline = Date.now() + 15_000;
     while (!existsSync(pidFile) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));

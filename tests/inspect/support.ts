@@ -1,7 +1,7 @@
 /**
  * `twylt inspect` as a real process for the tests: started on 127.0.0.1 with port 0 and
  * --no-open, its link read from stderr; plain HTTP requests with full control of Host,
- * Origin and cookies; and Debian's Chromium, when installed, driven by playwright-core.
+ * Origin and the other headers; and Debian's Chromium, when installed, driven by playwright-core.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -25,7 +25,7 @@ export interface Inspect {
   stop(): Promise<{ code: number | null; stderr: string }>;
 }
 
-const LINK = /^twylt inspect: (http:\/\/127\.0\.0\.1:(\d+))\/\?token=([\w-]+)$/m;
+const LINK = /^twylt inspect: (http:\/\/127\.0\.0\.1:(\d+))\/#token=([\w-]+)$/m;
 
 /** Start `twylt inspect --no-open --port 0 <args>` and wait for its link (30 s at most). */
 export function startInspect(args: string[], env: Record<string, string> = {}, options: { open?: boolean } = {}): Promise<Inspect> {
@@ -49,7 +49,7 @@ export function startInspect(args: string[], env: Record<string, string> = {}, o
       const [, origin, port, token] = found;
       resolve({
         child,
-        url: `${origin}/?token=${token}`,
+        url: `${origin}/#token=${token}`,
         origin: origin!,
         token: token!,
         port: Number(port),
@@ -99,4 +99,17 @@ export async function launchChromium() {
     executablePath: chromiumPath,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+}
+
+/** Wait for `check` to hold (10 s at most); its last failure is the error. */
+export async function until(check: () => Promise<void> | void, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
 }

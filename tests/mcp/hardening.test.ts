@@ -40,7 +40,7 @@ describe('a backtracking-prone pattern', () => {
     expect(Date.now() - started).toBeLessThan(PROMPT_MS);
     expect(hostile.result.isError).toBe(true);
     expect(hostile.result.content[0].text).toBe(
-      `Invalid arguments for "misfit" (checked against its inputSchema; the tool was not run). Correct them and call it again:\n- /text: must match pattern "${PATTERN}"`,
+      `Invalid arguments for "misfit" (checked against its inputSchema; the tool was not run). Correct them and call it again:\n- /text: must match the pattern /${PATTERN}/ (got ${JSON.stringify(HOSTILE)})`,
     );
     expect(list.result.tools[0].inputSchema.properties.text.pattern).toBe(PATTERN);
     expect(echo.result.structuredContent).toEqual({ text: 'two words' });
@@ -58,7 +58,7 @@ describe('a backtracking-prone pattern', () => {
       expect(health.status).toBe(200);
       const [answer] = sseMessages(hostile.body);
       expect(answer!.result.isError).toBe(true);
-      expect(answer!.result.content[0].text).toContain(`- /text: must match pattern "${PATTERN}"`);
+      expect(answer!.result.content[0].text).toContain(`- /text: must match the pattern /${PATTERN}/ (got ${JSON.stringify(HOSTILE)})`);
     } finally {
       http.child.kill('SIGKILL');
     }
@@ -171,7 +171,7 @@ describe('failures of the tool, as the bridge reports them', () => {
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toBeUndefined();
     expect(result.content).toEqual([
-      { type: 'text', text: '"misfit" returned output that does not match its published outputSchema:\n- /text: must be string' },
+      { type: 'text', text: '"misfit" returned output that does not match its published outputSchema:\n- /text: must be a string (got 42)' },
     ]);
   });
 

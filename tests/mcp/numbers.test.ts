@@ -3,46 +3,9 @@
  * structuredContent and in the text block alike. Read on the wire: the raw JSON-RPC line,
  * not a client's parse of it (which would round them again).
  */
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
-import { BRIDGE_CLI, bridgeEnv } from '../support/mcp.js';
-import { ROOT } from '../support/process.js';
+import { INITIALIZE, INITIALIZED, rawExchange } from '../support/mcp.js';
 import { NO_PYTHON_REASON, noPython, pythonNumbersTool } from '../support/python.js';
-
-/** Start the bridge, send `requests` (a string as it is) one per line, and collect the raw lines of the answers by id. */
-async function rawExchange(args: readonly string[], requests: readonly (object | string)[]): Promise<Map<number, string>> {
-  const child = spawn(process.execPath, [BRIDGE_CLI, ...args], { cwd: ROOT, env: bridgeEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
-  const answers = new Map<number, string>();
-  const wanted = requests.filter((request) => /"id":/.test(typeof request === 'string' ? request : JSON.stringify(request))).length;
-  const done = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no answer within 20 s; got ${[...answers.values()].join('\n')}`)), 20_000);
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      const id = (JSON.parse(line) as { id?: number }).id;
-      if (id !== undefined) answers.set(id, line);
-      if (answers.size === wanted) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-  });
-  for (const request of requests) child.stdin.write(`${typeof request === 'string' ? request : JSON.stringify(request)}\n`);
-  try {
-    await done;
-  } finally {
-    child.stdin.end();
-    child.kill();
-  }
-  return answers;
-}
-
-const INITIALIZE = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw-test', version: '0' } },
-};
-const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
 
 describe.skipIf(noPython)(`numbers through twylt-mcp, on the wire (${noPython ? NO_PYTHON_REASON : 'python3'})`, () => {
   it('structuredContent and the text block carry the tool’s digits unchanged', async () => {

@@ -84,8 +84,8 @@ describe('stopping', () => {
 });
 
 describe('refusing to start', () => {
-  it('names a tool that cannot be described, and only that one', async () => {
-    const result = await bridge('--', ...SLEEPER, '--', '/nonexistent/twylt-tool', '--', process.execPath, '-e', 'process.exit(1)');
+  it('with --strict, names a tool that cannot be described, and only that one', async () => {
+    const result = await bridge('--strict', '--', ...SLEEPER, '--', '/nonexistent/twylt-tool', '--', process.execPath, '-e', 'process.exit(1)');
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     const lines = result.stderr.trim().split('\n');

@@ -97,7 +97,7 @@ for (const runtime of RUNTIME_NAMES) {
       expect(JSON.parse(called.stdout)).toEqual(expected);
 
       // `--` first: Bun drops a leading `--` after the script, twylt-mcp puts it back.
-      const stdio = await startBridge(['--', ...python], cli('twylt-mcp/dist/cli.js'));
+      const stdio = await startBridge(['--', ...python], {}, cli('twylt-mcp/dist/cli.js'));
       try {
         const result = await stdio.client.callTool({ name: 'py_echo', arguments: { text: 'héllo ✓' } });
         expect(JSON.parse(textOf(result))).toEqual(expected);

@@ -27,7 +27,13 @@ const token = createToken();
 
 beforeAll(async () => {
   server = createServer(async (req, res) => {
-    const refusal = checkAccess(req, policy);
+    let refusal;
+    try {
+      refusal = checkAccess(req, policy);
+    } catch (error) {
+      res.writeHead(500, { 'content-type': 'text/plain' }).end(String(error));
+      return;
+    }
     if (refusal) {
       res.writeHead(refusal.status, { 'content-type': 'text/plain' }).end(refusal.reason);
       return;
@@ -82,10 +88,20 @@ describe('checkAccess on a live server', () => {
     expect(handled).toBe(before);
   });
 
-  it('stops reading a body at its limit', async () => {
+  it("decodes only its own cookie: other applications' malformed cookies are ignored, a malformed one of ours is no token", async () => {
+    const before = handled;
+    expect((await send({ headers: { cookie: `other=%zz; discount=50%; twylt_token=${token}` } })).status).toBe(200);
+    expect(await send({ headers: { cookie: 'twylt_token=%zz; other=1' } })).toEqual({ status: 401, body: 'a valid token is required' });
+    expect(handled).toBe(before + 1);
+  });
+
+  it('stops reading a body at its limit, declared or sent chunked, and the answer still arrives', async () => {
     const auth = { authorization: `Bearer ${token}` };
     expect(await send({ headers: auth, body: 'x'.repeat(64) })).toEqual({ status: 200, body: 'got 64 bytes' });
     expect(await send({ headers: auth, body: 'x'.repeat(65) })).toEqual({ status: 413, body: 'the request body is larger than 64 bytes' });
+    const chunked = { ...auth, 'transfer-encoding': 'chunked' };
+    expect(await send({ headers: chunked, body: 'x'.repeat(64) })).toEqual({ status: 200, body: 'got 64 bytes' });
+    expect(await send({ headers: chunked, body: 'x'.repeat(100_000) })).toEqual({ status: 413, body: 'the request body is larger than 64 bytes' });
   });
 });
 

@@ -138,10 +138,25 @@ export function lineCount(file: string): number {
 }
 
 /**
- * The process ids whose parent is `pid`, from /proc: the kernel's own children lists when
- * it keeps them, else every process's stat line. Undefined where there is no /proc.
+ * The tool processes whose parent is `pid`, from /proc: the kernel's own children lists when
+ * it keeps them, else every process's stat line. The consumer's keeper (ADR 0029), a child
+ * too, is left out. Undefined where there is no /proc.
  */
 export function childrenOf(pid: number): number[] | undefined {
+  const children = allChildrenOf(pid);
+  return children?.filter((child) => !isKeeper(child));
+}
+
+/** Is `pid` a keeper (spawn.ts starts it as `node -e "(function keeperMain() {...})()"`)? */
+function isKeeper(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('keeperMain');
+  } catch {
+    return false; // ended meanwhile
+  }
+}
+
+function allChildrenOf(pid: number): number[] | undefined {
   if (!existsSync('/proc')) return undefined;
   try {
     return readdirSync(`/proc/${pid}/task`).flatMap((task) =>

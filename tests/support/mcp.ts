@@ -1,6 +1,7 @@
 /** Starting the real `twylt-mcp` command and talking to it with the MCP SDK's own client. */
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ROOT } from './process.js';
@@ -38,13 +39,13 @@ export function bridgeCommand(): string[] {
   return [...JS_RUNTIME, BRIDGE_CLI];
 }
 
-/** Start `twylt-mcp ARGS...` over stdio and connect a client to it; `command` runs the bridge (default: bridgeCommand()). */
-export async function startBridge(args: readonly string[], command: readonly string[] = bridgeCommand()): Promise<Bridge> {
+/** Start `twylt-mcp ARGS...` over stdio, `env` added to bridgeEnv(), and connect a client to it; `command` runs the bridge (default: bridgeCommand()). */
+export async function startBridge(args: readonly string[], env: Record<string, string> = {}, command: readonly string[] = bridgeCommand()): Promise<Bridge> {
   const transport = new StdioClientTransport({
     command: command[0]!,
     args: [...command.slice(1), ...args],
     cwd: ROOT,
-    env: bridgeEnv(),
+    env: { ...bridgeEnv(), ...env },
     stderr: 'pipe',
   });
   let stderr = '';
@@ -138,4 +139,39 @@ export async function startRawBridge(args: readonly string[]): Promise<RawBridge
   await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } }, 0, 20_000);
   send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
   return { child, send, request, answer, stderr: () => stderr, exited };
+}
+
+/** The first two messages of a hand-written MCP exchange. */
+export const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw-test', version: '0' } },
+};
+export const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
+
+/** Start the bridge, send `requests` (a string as it is) one per line, and collect the raw lines of the answers by id. */
+export async function rawExchange(args: readonly string[], requests: readonly (object | string)[]): Promise<Map<number, string>> {
+  const child = spawn(process.execPath, [BRIDGE_CLI, ...args], { cwd: ROOT, env: bridgeEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+  const answers = new Map<number, string>();
+  const wanted = requests.filter((request) => /"id":/.test(typeof request === 'string' ? request : JSON.stringify(request))).length;
+  const done = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no answer within 20 s; got ${[...answers.values()].join('\n')}`)), 20_000);
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const id = (JSON.parse(line) as { id?: number }).id;
+      if (id !== undefined) answers.set(id, line);
+      if (answers.size === wanted) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+  for (const request of requests) child.stdin.write(`${typeof request === 'string' ? request : JSON.stringify(request)}\n`);
+  try {
+    await done;
+  } finally {
+    child.stdin.end();
+    child.kill();
+  }
+  return answers;
 }

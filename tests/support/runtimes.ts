@@ -6,7 +6,10 @@
  * with `JS_RUNTIME` and `TS_RUNTIME`; test files never ask which runtime it is.
  */
 import { execFileSync } from 'node:child_process';
-import { installedRuntime, RUNTIME_NAMES } from '../../scripts/runtimes.mjs';
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { installedRuntime, RUNTIME_NAMES, runtimePin } from '../../scripts/runtimes.mjs';
 
 export { RUNTIME_NAMES };
 
@@ -56,4 +59,17 @@ const LIMITS: Record<string, Record<string, string>> = {
 export function runtimeCannot(what: string): string | undefined {
   const reason = TEST_RUNTIME === undefined ? undefined : LIMITS[TEST_RUNTIME]?.[what];
   return reason === undefined ? undefined : `${TEST_RUNTIME}: ${reason}`;
+}
+
+/**
+ * Why `deno compile` cannot make a working executable here, or undefined when it can: it
+ * builds on Deno's runtime binary (denort), which it downloads from Deno's own servers (not
+ * a registry package) unless DENORT_BIN names one or an earlier download is in its cache.
+ */
+export function denortMissing(): string | undefined {
+  if (process.env.DENORT_BIN) return undefined;
+  const denoDir = process.env.DENO_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'deno');
+  const cached = join(denoDir, 'dl', 'release', `v${runtimePin('deno').version}`, 'denort-x86_64-unknown-linux-gnu.zip');
+  if (existsSync(cached)) return undefined;
+  return `deno compile needs denort ${runtimePin('deno').version}: set DENORT_BIN, or let deno download it once (no registry package has it)`;
 }

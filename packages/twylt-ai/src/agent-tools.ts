@@ -32,6 +32,14 @@ export interface AgentToolsOptions extends RunnerDefaults {
    * server that builds a tool set per request, and each tool is described once.
    */
   describeOnce?: SpecCache;
+  /** Time-out of each describe (default: the call time-out). */
+  describeTimeoutMs?: number;
+  /**
+   * Leave out a tool that cannot be described (it fails or runs past its time-out) and hand
+   * its problem here; the others are served, and the next call describes it again. Without
+   * it, such a tool rejects the whole set.
+   */
+  onUndescribed?: (problem: string) => void;
 }
 
 /** What a call gives back. */
@@ -79,6 +87,8 @@ export async function agentTools(entries: readonly ToolEntryLike[], options: Age
     timeoutMs: options.timeoutMs,
     maxOutputBytes: options.maxOutputBytes,
     cache: options.describeOnce,
+    describeTimeoutMs: options.describeTimeoutMs,
+    onUndescribed: options.onUndescribed,
     renameHint: RENAME_HINT,
     checkName: checkNames ? nameProblem : undefined,
   });

@@ -2,19 +2,31 @@
  * The `twylt-mcp` command line: bridge options first, then one `--` before each tool's
  * command. Pure: turns argv into a plan, reads no files.
  *
- *   twylt-mcp [--config FILE]... [--timeout MS] [--max-output-bytes N] [--max-message-bytes N] [--http [HOST:]PORT ...] [-- CMD [ARG...]]...
+ *   twylt-mcp [--config FILE]... [--scan DIR]... [--catalog tools|browse] [--timeout MS] [--describe-timeout MS] [--strict] [--max-output-bytes N] [--max-message-bytes N] [--http [HOST:]PORT ...] [-- CMD [ARG...]]...
  */
 import { parseArgs } from 'node:util';
-import { parseListenAddress } from 'twylt/server';
+import { authServerUrl, parseListenAddress, resourceUrl } from 'twylt/server';
 import { splitArgv, UsageError } from 'twylt/toolset';
+
+/** How the tools are offered: one MCP tool per TWYLT tool, or browse mode's two (catalog.ts). */
+export type CatalogMode = 'tools' | 'browse';
+export const CATALOG_MODES: readonly CatalogMode[] = ['tools', 'browse'];
 
 export interface CliPlan {
   help: boolean;
   version: boolean;
   /** Config files, in the order given. */
   configs: string[];
+  /** Folders scanned for tools at start (`--scan`), in the order given. */
+  scans: string[];
+  /** Time-out of each start-up describe (and scan), apart from the call time-out. */
+  describeTimeoutMs?: number;
+  /** Refuse to start when one tool cannot be described (default: leave it out and say so). */
+  strict: boolean;
   /** Tools given after `--`, each an argv. */
   commands: string[][];
+  /** How the tools are offered: one MCP tool each, or browse mode's two. */
+  catalog: CatalogMode;
   /** Defaults for every tool that does not set its own. */
   timeoutMs?: number;
   maxOutputBytes?: number;
@@ -38,10 +50,23 @@ export interface HttpPlan {
   maxBodyBytes?: number;
   graceMs?: number;
   logInput: boolean;
+  /** OAuth 2.1 resource server mode (--auth-issuer); the client file is read by the caller. */
+  auth?: AuthPlan;
+}
+
+export interface AuthPlan {
+  issuer: string;
+  resource?: string;
+  scopes: string[];
+  introspection?: string;
+  clientFile?: string;
+  toolScopes: boolean;
+  jwksCooldownMs?: number;
 }
 
 export const USAGE = `Usage: twylt-mcp [options] -- COMMAND [ARG...] [-- COMMAND [ARG...]]...
        twylt-mcp --config tools.json [options] [-- COMMAND [ARG...]]...
+       twylt-mcp --scan DIR [options]
        twylt-mcp --http [HOST:]PORT [options] -- COMMAND [ARG...]...
 
 Serve TWYLT executables as MCP tools, over stdio or, with --http, over MCP's Streamable
@@ -52,9 +77,17 @@ not share a name.
 Options:
   --config FILE            tools from a JSON file: {"tools": [{"command": [...], "cwd"?,
                            "env"?, "timeoutMs"?, "maxOutputBytes"?, "name"?,
-                           "transport"?}]}; repeatable
-  --timeout MS             default time-out of each call and of the start-up describe
-                           (default 30000)
+                           "transport"?, "category"?}]}; repeatable
+  --scan DIR               serve the ok tools found under DIR, as "twylt scan DIR" finds
+                           them: this RUNS CODE FROM DIR (each entry point describes
+                           itself); nothing is installed; repeatable
+  --catalog MODE           how the tools are offered: "tools", one MCP tool per tool
+                           (default), or "browse", two MCP tools for a large catalog:
+                           twylt_list (by category) and twylt_call
+  --timeout MS             default time-out of each call (default 30000)
+  --describe-timeout MS    time-out of each start-up describe (default: --timeout)
+  --strict                 refuse to start when a tool cannot be described (default:
+                           leave it out, say so on stderr, serve the others)
   --max-output-bytes N     default limit of a tool's stdout and of its stderr
                            (default 4194304)
   --max-concurrency N      tool processes at once; further calls wait (default: no limit
@@ -82,13 +115,33 @@ HTTP mode:
   --log-input              put each call's arguments into its log line (they may hold
                            secrets; off by default)
 
+OAuth 2.1 (HTTP mode, instead of a token):
+  --auth-issuer URL        accept access tokens of this authorization server (https,
+                           or http on loopback); publishes /.well-known/oauth-protected-
+                           resource; not with --token-file or TWYLT_MCP_TOKEN
+  --auth-resource URL      this server's URL as clients reach it, which every token's
+                           audience must name (default http://HOST:PORT/mcp, on
+                           loopback only)
+  --auth-scope SCOPE       a scope every token must grant; repeatable
+  --auth-tool-scopes       a tool needs the scope tools:NAME or tools:*; tools/list shows
+                           a caller only the tools it may call
+  --auth-introspection URL check opaque tokens at this RFC 7662 endpoint
+  --auth-client-file FILE  the introspection client's credentials:
+                           {"client_id": "...", "client_secret": "..."}
+  --auth-jwks-cooldown-ms MS
+                           after fetching the issuer's keys, how long a token with an
+                           unknown key id waits before it may fetch them again
+                           (default 30000)
+
 Examples:
   twylt-mcp -- python3 tools/echo/tool.py -- node build/examples/echo/tool.js
   TWYLT_MCP_TOKEN=... twylt-mcp --http 0.0.0.0:8080 --config tools.json
 `;
 
 /** Options that only mean something with --http. */
-const HTTP_ONLY = ['token-file', 'allow-origin', 'allow-host', 'max-body-bytes', 'grace-ms', 'log-input'] as const;
+const HTTP_ONLY = ['token-file', 'allow-origin', 'allow-host', 'max-body-bytes', 'grace-ms', 'log-input', 'auth-issuer'] as const;
+/** Options that only mean something with --auth-issuer. */
+const AUTH_ONLY = ['auth-resource', 'auth-scope', 'auth-tool-scopes', 'auth-introspection', 'auth-client-file', 'auth-jwks-cooldown-ms'] as const;
 
 export function parseCli(argv: readonly string[]): CliPlan {
   let split;
@@ -101,7 +154,11 @@ export function parseCli(argv: readonly string[]): CliPlan {
       allowPositionals: false,
       options: {
         config: { type: 'string', multiple: true },
+        scan: { type: 'string', multiple: true },
+        catalog: { type: 'string' },
         timeout: { type: 'string' },
+        'describe-timeout': { type: 'string' },
+        strict: { type: 'boolean' },
         'max-output-bytes': { type: 'string' },
         'max-concurrency': { type: 'string' },
         'max-queue': { type: 'string' },
@@ -113,6 +170,13 @@ export function parseCli(argv: readonly string[]): CliPlan {
         'max-body-bytes': { type: 'string' },
         'grace-ms': { type: 'string' },
         'log-input': { type: 'boolean' },
+        'auth-issuer': { type: 'string' },
+        'auth-resource': { type: 'string' },
+        'auth-scope': { type: 'string', multiple: true },
+        'auth-tool-scopes': { type: 'boolean' },
+        'auth-introspection': { type: 'string' },
+        'auth-client-file': { type: 'string' },
+        'auth-jwks-cooldown-ms': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'V' },
       },
@@ -126,8 +190,12 @@ export function parseCli(argv: readonly string[]): CliPlan {
     help: values.help ?? false,
     version: values.version ?? false,
     configs: values.config ?? [],
+    scans: values.scan ?? [],
+    strict: values.strict ?? false,
     commands: split.commands,
+    catalog: catalogMode(values.catalog),
     timeoutMs: positiveInteger('--timeout', values.timeout),
+    describeTimeoutMs: positiveInteger('--describe-timeout', values['describe-timeout']),
     maxOutputBytes: positiveInteger('--max-output-bytes', values['max-output-bytes']),
     maxConcurrency: positiveInteger('--max-concurrency', values['max-concurrency']),
     maxQueue: wholeNumber('--max-queue', values['max-queue']),
@@ -150,14 +218,51 @@ export function parseCli(argv: readonly string[]): CliPlan {
       graceMs: wholeNumber('--grace-ms', values['grace-ms']),
       logInput: values['log-input'] ?? false,
     };
+    if (values['auth-issuer'] !== undefined) {
+      if (values['token-file'] !== undefined) throw new UsageError('give either --token-file or --auth-issuer, not both');
+      const introspection = values['auth-introspection'];
+      const clientFile = values['auth-client-file'];
+      if ((introspection === undefined) !== (clientFile === undefined)) throw new UsageError('--auth-introspection and --auth-client-file go together');
+      plan.http.auth = {
+        issuer: checkedUrl('--auth-issuer', values['auth-issuer'], authServerUrl),
+        resource: values['auth-resource'] === undefined ? undefined : checkedUrl('--auth-resource', values['auth-resource'], resourceUrl),
+        scopes: values['auth-scope'] ?? [],
+        introspection: introspection === undefined ? undefined : checkedUrl('--auth-introspection', introspection, authServerUrl),
+        clientFile,
+        toolScopes: values['auth-tool-scopes'] ?? false,
+        jwksCooldownMs: wholeNumber('--auth-jwks-cooldown-ms', values['auth-jwks-cooldown-ms']),
+      };
+      const scope = plan.http.auth.scopes.find((word) => !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(word));
+      if (scope !== undefined) throw new UsageError(`--auth-scope: ${JSON.stringify(scope)} is not a scope (printable characters, no space, quote or backslash)`);
+    } else {
+      const stray = AUTH_ONLY.find((option) => values[option] !== undefined);
+      if (stray) throw new UsageError(`--${stray} needs --auth-issuer URL`);
+    }
   } else {
-    const stray = HTTP_ONLY.find((option) => values[option] !== undefined);
+    const stray = [...HTTP_ONLY, ...AUTH_ONLY].find((option) => values[option] !== undefined);
     if (stray) throw new UsageError(`--${stray} needs --http [HOST:]PORT`);
   }
-  if (!plan.help && !plan.version && plan.configs.length === 0 && plan.commands.length === 0) {
-    throw new UsageError('no tools given: put "-- COMMAND..." after the options, or use --config FILE');
+  if (!plan.help && !plan.version && plan.configs.length === 0 && plan.scans.length === 0 && plan.commands.length === 0) {
+    throw new UsageError('no tools given: put "-- COMMAND..." after the options, or use --config FILE or --scan DIR');
   }
   return plan;
+}
+
+/** `text` checked by `check` (which throws a RangeError), as a usage error naming the option. */
+function checkedUrl(option: string, text: string, check: (text: string) => unknown): string {
+  try {
+    check(text);
+  } catch (error) {
+    throw new UsageError(`${option}: ${(error as Error).message}`);
+  }
+  return text;
+}
+
+function catalogMode(text: string | undefined): CatalogMode {
+  if (text === undefined) return 'tools';
+  const mode = CATALOG_MODES.find((candidate) => candidate === text);
+  if (!mode) throw new UsageError(`--catalog takes ${CATALOG_MODES.map((name) => JSON.stringify(name)).join(' or ')}, got ${JSON.stringify(text)}`);
+  return mode;
 }
 
 function positiveInteger(option: string, text: string | undefined): number | undefined {

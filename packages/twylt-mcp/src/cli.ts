@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 /** The `twylt-mcp` command. Exit codes: 1 when the bridge cannot start, 2 for a usage error. */
 import { createRequire } from 'node:module';
-import { commandLineArguments, UsageError } from 'twylt/toolset';
-import { parseCli, USAGE, type CliPlan } from './args.js';
+import { availableParallelism } from 'node:os';
+import { commandLineArguments, DEFAULT_TIMEOUT_MS, UsageError } from 'twylt/toolset';
+import { parseCli, USAGE, type AuthPlan, type CliPlan } from './args.js';
+import type { HttpOAuthOptions } from './http.js';
 import { stderrLog } from './log.js';
 
 async function main(argv: readonly string[]): Promise<void> {
@@ -26,22 +28,29 @@ async function main(argv: readonly string[]): Promise<void> {
   }
 
   // Loaded only now: help and usage errors need neither the MCP SDK nor Zod.
-  const [{ ConfigError, collectEntries, CallLimiter }, { StartupError }] = await Promise.all([import('twylt/toolset'), import('./tools.js')]);
+  const [{ ConfigError, collectEntries, CallLimiter, scanForServing }, { StartupError }] = await Promise.all([import('twylt/toolset'), import('./tools.js')]);
   let token: string | undefined;
+  let oauth: HttpOAuthOptions | undefined;
   try {
-    if (plan.http) token = await readToken(plan.http.tokenFile);
+    if (plan.http?.auth) oauth = await oauthOptions(plan.http.auth);
+    else if (plan.http) token = await readToken(plan.http.tokenFile);
   } catch (error) {
     stderrLog(`${(error as Error).message}\nRun "twylt-mcp --help" for usage.`);
     process.exitCode = 2;
     return;
   }
-  const defaults = { timeoutMs: plan.timeoutMs, maxOutputBytes: plan.maxOutputBytes };
+  const defaults = { timeoutMs: plan.timeoutMs, maxOutputBytes: plan.maxOutputBytes, describeTimeoutMs: plan.describeTimeoutMs, strict: plan.strict, catalog: plan.catalog };
   try {
-    const configs = await collectEntries(plan.configs, plan.commands);
+    const scanned = await scanForServing(
+      plan.scans,
+      { timeoutMs: plan.describeTimeoutMs ?? plan.timeoutMs ?? DEFAULT_TIMEOUT_MS, jobs: availableParallelism() },
+      (line) => stderrLog(`--scan: ${line}`),
+    );
+    const configs = [...(await collectEntries(plan.configs, plan.commands)), ...scanned];
     if (plan.http) {
       const { serveHttp } = await import('./http.js');
       const { http } = plan;
-      const bridge = await serveHttp(configs, { ...defaults, ...http, token, maxConcurrency: plan.maxConcurrency, maxQueue: plan.maxQueue });
+      const bridge = await serveHttp(configs, { ...defaults, ...http, token, oauth, maxConcurrency: plan.maxConcurrency, maxQueue: plan.maxQueue });
       onSignal(() => bridge.close(http.graceMs), () => bridge.close(0));
       stderrLog(`listening on ${bridge.url}`);
       return;
@@ -76,6 +85,38 @@ function onSignal(stop: () => Promise<unknown>, hurry?: () => Promise<unknown>):
   };
   process.on('SIGINT', handler);
   process.on('SIGTERM', handler);
+}
+
+/** The OAuth options of HTTP mode: exclusive with TWYLT_MCP_TOKEN; the introspection client read from its file. */
+async function oauthOptions(auth: AuthPlan): Promise<HttpOAuthOptions> {
+  if (process.env.TWYLT_MCP_TOKEN !== undefined) throw new Error('give either TWYLT_MCP_TOKEN or --auth-issuer, not both');
+  const { issuer, resource, scopes, introspection, clientFile, toolScopes, jwksCooldownMs } = auth;
+  const options: HttpOAuthOptions = { issuer, resource, requiredScopes: scopes, toolScopes, jwksCooldownMs };
+  if (introspection !== undefined && clientFile !== undefined) options.introspection = { url: introspection, ...(await readClient(clientFile)) };
+  return options;
+}
+
+/** `{"client_id": "...", "client_secret": "..."}` from --auth-client-file. */
+async function readClient(file: string): Promise<{ clientId: string; clientSecret: string }> {
+  const { readFile } = await import('node:fs/promises');
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new Error(`cannot read --auth-client-file ${file}: ${(error as Error).message}`);
+  }
+  let client: unknown;
+  try {
+    client = JSON.parse(text);
+  } catch {
+    // Not the parser's message: it quotes the text, which holds the secret.
+    client = undefined;
+  }
+  const { client_id: clientId, client_secret: clientSecret } = (client ?? {}) as Record<string, unknown>;
+  if (typeof clientId !== 'string' || typeof clientSecret !== 'string' || clientId === '' || clientSecret === '') {
+    throw new Error(`--auth-client-file ${file} must hold {"client_id": "...", "client_secret": "..."}, two non-empty strings`);
+  }
+  return { clientId, clientSecret };
 }
 
 /** A token shorter than this is guessable; refuse it rather than pretend it protects. */

@@ -12,7 +12,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { parseJson } from 'twylt/client';
+import { parseBoundedJson } from 'twylt/server';
 import { invalidParamsAnswer } from './invalid-params.js';
 
 /** The largest message read, in bytes: the SDK's own limit for one buffered message. */
@@ -106,7 +106,7 @@ export class ExactStdioServerTransport implements Transport {
   #receive(line: string): void {
     let value: unknown;
     try {
-      value = parseJson(line, 'text');
+      value = parseBoundedJson(line);
     } catch (error) {
       this.#refuse(null, ErrorCode.ParseError, `Parse error: the line is not JSON (${(error as Error).message})`);
       return;

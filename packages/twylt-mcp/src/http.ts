@@ -3,20 +3,47 @@
  * alone (a fresh SDK Server and transport over the tool list described once at start-up),
  * so any replica behind a load balancer can answer any request. ADR 0013 has the reasons.
  *
- * In front of the SDK, on every request: the Host, Origin and token checks of twylt/server,
- * a bounded body, and our own JSON parse that keeps a caller's numbers exact. Behind it:
+ * In front of the SDK, on every request: the Host and Origin checks of twylt/server, the
+ * credential (a shared token, or an OAuth access token: one Authenticator either way), a
+ * bounded body, and our own JSON parse that keeps a caller's numbers exact. Behind it:
  * one CallLimiter bounds the tool processes of all requests together.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Server as NetServer, type AddressInfo, type Socket } from 'node:net';
 import { availableParallelism } from 'node:os';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { hasJsonNumber, parseJson } from 'twylt/client';
-import { BodyTooLargeError, DEFAULT_HOST, assertSafeBind, checkAccess, hostPort, hostsFor, listen, readBody, type AccessPolicy } from 'twylt/server';
+import { hasJsonNumber } from 'twylt/client';
+import {
+  ALL_TOOLS_SCOPE,
+  BodyTooLargeError,
+  DEFAULT_HOST,
+  RESOURCE_METADATA_PATH,
+  anyone,
+  assertSafeBind,
+  checkAccess,
+  createResourceServer,
+  hostPort,
+  hostsFor,
+  isLoopback,
+  listen,
+  mayCallTool,
+  parseBoundedJson,
+  readBody,
+  resourceMetadataPaths,
+  tokenAuthenticator,
+  toolScope,
+  type AccessPolicy,
+  type Authenticator,
+  type Caller,
+  type OAuthOptions,
+  type ResourceServer,
+} from 'twylt/server';
 import { CallLimiter, isRecord, type ToolEntry } from 'twylt/toolset';
 import { normalizeOrigin } from './args.js';
+import { openExchange, type Exchange } from './exchange.js';
+import type { CatalogMode } from './args.js';
 import { invalidParamsAnswer } from './invalid-params.js';
 import { stderrEventLog, stderrLog, type EventLog } from './log.js';
 import type { CallRecord } from './outcome.js';
@@ -43,8 +70,10 @@ export interface HttpOptions extends DescribeOptions {
   host?: string;
   /** Port to bind; 0 picks a free one. */
   port: number;
-  /** The bearer token every request to /mcp must carry; required beyond loopback. */
+  /** The bearer token every request to /mcp must carry; required beyond loopback, unless `oauth`. */
   token?: string;
+  /** Be an OAuth 2.1 resource server of this issuer instead of taking one token (not with `token`). */
+  oauth?: HttpOAuthOptions;
   /** Browser origins (`https://app.example.com`) allowed to call; others get 403. */
   allowOrigins?: readonly string[];
   /**
@@ -62,6 +91,18 @@ export interface HttpOptions extends DescribeOptions {
   logInput?: boolean;
   /** Where the structured log lines go (default: stderr, one JSON object per line). */
   events?: EventLog;
+  /** One MCP tool per TWYLT tool (default), or browse mode's two (ADR 0025). */
+  catalog?: CatalogMode;
+}
+
+/**
+ * `resource` defaults to the URL the bridge listens on (`http://HOST:PORT/mcp`), on loopback
+ * only: beyond, the URL clients reach it at must be given.
+ */
+export interface HttpOAuthOptions extends Omit<OAuthOptions, 'resource'> {
+  resource?: string;
+  /** A tool needs the scope `tools:NAME` or `tools:*`: tools/list and tools/call per caller. */
+  toolScopes?: boolean;
 }
 
 export interface HttpBridge {
@@ -76,19 +117,19 @@ export interface HttpBridge {
   close(graceMs?: number): Promise<void>;
 }
 
-/** One POST in progress: what to close to abort it. */
-interface Exchange {
-  close(): void;
-}
-
 /**
  * Check the binding, describe every tool (rejecting with a StartupError when one cannot be
  * served), then listen. Nothing is spawned before the binding is known to be safe.
  */
 export async function serveHttp(entries: readonly ToolEntry[], options: HttpOptions): Promise<HttpBridge> {
   const host = options.host ?? DEFAULT_HOST;
+  const { oauth } = options;
+  if (oauth && options.token !== undefined) throw new StartupError('give either a token or OAuth (--auth-issuer), not both');
+  if (oauth && oauth.resource === undefined && !isLoopback(host)) {
+    throw new StartupError(`give --auth-resource URL, the URL clients reach this server at (every token's audience), when listening on ${host}`);
+  }
   try {
-    assertSafeBind(host, options.token !== undefined, 'set TWYLT_MCP_TOKEN or give --token-file FILE');
+    assertSafeBind(host, options.token !== undefined || oauth !== undefined, 'set TWYLT_MCP_TOKEN or give --token-file FILE (or use OAuth: --auth-issuer URL)');
   } catch (error) {
     throw new StartupError((error as Error).message);
   }
@@ -97,25 +138,37 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
   const tools = await describeTools(entries, { ...options, log: options.log ?? stderrLog });
   const limiter = new CallLimiter({ maxConcurrent: options.maxConcurrency ?? availableParallelism(), maxQueue: options.maxQueue ?? DEFAULT_MAX_QUEUE });
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const onCall = (record: CallRecord) => events('call', callFields(record, options.logInput ?? false));
+  const onCall = (caller: Caller) => (record: CallRecord) => events('call', { ...callFields(record, options.logInput ?? false), ...callerFields(caller) });
   const mcpLog = (message: string) => events('mcp', { message });
 
   const exchanges = new Set<Exchange>();
   /** Requests in progress by `cancelKey`, for `notifications/cancelled`. */
   const cancellable = new Map<string, Exchange>();
   let draining = false;
+  /** Connections that have carried a request: only those can be a client's keep-alive reuse. */
+  const used = new WeakSet<Socket>();
   let policy: AccessPolicy;
   let corsOrigins: ReadonlySet<string> = new Set();
+  let authenticator: Authenticator = options.token === undefined ? anyone : tokenAuthenticator(options.token);
+  /** With OAuth: the resource server, and the paths of its metadata. */
+  let resourceServer: ResourceServer | undefined;
+  let metadataPaths: readonly string[] = [];
 
-  const refuse = (request: IncomingMessage, response: ServerResponse, status: number, code: number, reason: string, headers: Record<string, string> = {}) => {
-    events('refused', { status, reason, method: request.method, path: pathOf(request), remote: request.socket.remoteAddress });
+  const refuse = (request: IncomingMessage, response: ServerResponse, status: number, code: number, reason: string, headers: Record<string, string> = {}, caller: Caller = {}) => {
+    events('refused', { status, reason, method: request.method, path: pathOf(request), remote: remoteOf(request), ...callerFields(caller) });
     sendError(response, status, code, reason, headers);
   };
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const path = pathOf(request);
     if (path === HEALTH_PATH) return health(request, response);
-    if (draining) return refuse(request, response, 503, BUSY_ERROR_CODE, 'twylt-mcp is shutting down; the request was not run, retry', { connection: 'close' });
+    // While draining, a connection's first request was sent before the port closed (a proxy
+    // opens one per request): it is served. A kept connection's next request is refused.
+    const reused = used.has(request.socket);
+    used.add(request.socket);
+    if (draining && reused) return refuse(request, response, 503, BUSY_ERROR_CODE, 'twylt-mcp is shutting down; the request was not run, retry', { connection: 'close' });
+    // Public, for any page and any client: how to get a token for this server.
+    if (resourceServer && metadataPaths.includes(path)) return resourceMetadata(request, response, resourceServer);
     const origin = request.headers.origin?.toLowerCase();
     if (origin !== undefined && corsOrigins.has(origin)) cors(response, origin);
     if (request.method === 'OPTIONS') {
@@ -126,10 +179,9 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
       return;
     }
     const refusal = checkAccess(request, policy);
-    if (refusal) {
-      const challenge: Record<string, string> = refusal.status === 401 ? { 'www-authenticate': 'Bearer realm="twylt-mcp"' } : {};
-      return refuse(request, response, refusal.status, SERVER_ERROR, refusal.reason, challenge);
-    }
+    if (refusal) return refuse(request, response, refusal.status, SERVER_ERROR, refusal.reason);
+    const { caller, denial } = await authenticator.authenticate(request);
+    if (denial) return refuse(request, response, denial.status, SERVER_ERROR, denial.reason, { 'www-authenticate': denial.challenge });
     if (path !== MCP_PATH) return refuse(request, response, 404, SERVER_ERROR, `nothing at ${path}; MCP is served at ${MCP_PATH}`);
     // Stateless: there is no session stream to GET and no session to DELETE. MCP clients
     // try the GET after initializing and take 405 as the answer, so it is not logged.
@@ -149,38 +201,43 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
     let message: unknown;
     try {
       // A caller's numbers reach the tool as written (2^53 and beyond, 1.0), ADR 0009.
-      message = exactArguments(parseJson(body, 'text'));
+      message = exactArguments(parseBoundedJson(body));
     } catch (error) {
       return refuse(request, response, 400, PARSE_ERROR, `Parse error: ${(error as Error).message}`);
     }
 
     // Gone while its body was read: nothing to answer, and no 'close' is coming to clean up.
-    if (request.socket.destroyed) return;
+    if (request.socket?.destroyed !== false) return;
     // A request sound but for its params (`"_meta": 5`): answered here with -32602 under its
     // id, as over stdio, where the SDK would refuse the whole body as unparsable (-32700).
     const invalid = Array.isArray(message) ? undefined : invalidParamsAnswer(message);
     if (invalid) {
-      events('refused', { status: 200, reason: invalid.error.message, method: request.method, path, remote: request.socket.remoteAddress });
+      events('refused', { status: 200, reason: invalid.error.message, method: request.method, path, remote: remoteOf(request) });
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(invalid));
       return;
     }
     const messages = Array.isArray(message) ? message : [message];
+    // A tool the caller may not call is refused before anything runs, so that a client can
+    // ask for the scope (MCP's step-up authorization) and call again.
+    const forbidden = resourceServer && oauth?.toolScopes ? messages.map(calledTool).find((name) => name !== undefined && !mayCallTool(caller, name)) : undefined;
+    if (forbidden !== undefined) {
+      const scopeDenial = resourceServer!.insufficientScope([toolScope(forbidden)], `the token grants no access to the tool ${JSON.stringify(forbidden)}`);
+      return refuse(request, response, 403, SERVER_ERROR, scopeDenial.reason, { 'www-authenticate': scopeDenial.challenge }, caller);
+    }
     const session = request.headers[SESSION_HEADER];
     for (const cancel of messages.filter((m) => methodOf(m) === 'notifications/cancelled')) {
-      cancellable.get(cancelKey(session, (cancel as { params?: { requestId?: unknown } }).params?.requestId))?.close();
+      const { requestId, reason } = (cancel as { params?: { requestId?: unknown; reason?: unknown } }).params ?? {};
+      cancellable.get(cancelKey(session, requestId))?.cancel(requestId, reason);
     }
     // The correlation id that lets a later cancel find this client's calls; nothing keeps it.
     if (messages.some((m) => methodOf(m) === 'initialize')) response.setHeader(SESSION_HEADER, randomUUID());
 
-    const server: Server = createServer(tools, { log: mcpLog, limiter, onCall });
+    const mayCall = oauth?.toolScopes ? (name: string) => mayCallTool(caller, name) : undefined;
+    const server: Server = createServer(tools, { log: mcpLog, limiter, onCall: onCall(caller), mayCall, catalog: options.catalog });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    const exchange: Exchange = {
-      close: () => {
-        void transport.close();
-        void server.close();
-      },
-    };
-    const keys = typeof session === 'string' ? messages.flatMap((m) => (idOf(m) === undefined ? [] : [cancelKey(session, idOf(m))])) : [];
+    const ids = messages.flatMap((m) => (idOf(m) === undefined ? [] : [idOf(m)]));
+    const exchange = openExchange(server, transport, ids);
+    const keys = typeof session === 'string' ? ids.map((id) => cancelKey(session, id)) : [];
     exchanges.add(exchange);
     for (const key of keys) cancellable.set(key, exchange);
     // The answer is sent, or the client went away: either way this exchange is over, and
@@ -190,8 +247,28 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
       for (const key of keys) if (cancellable.get(key) === exchange) cancellable.delete(key);
       exchange.close();
     });
+    // The status line leaves with the answer, not before it (the SDK flushes an event stream's
+    // headers at once): if this replica dies mid-call, a load balancer can still answer 502,
+    // which a client reports at once, where after a 200 it waits out its own time-out.
+    response.flushHeaders = () => {};
     await server.connect(transport);
     await transport.handleRequest(request, response, message);
+  }
+
+  function resourceMetadata(request: IncomingMessage, response: ServerResponse, server: ResourceServer): void {
+    // Any page may read it (the MCP Inspector's does): public, and no credential is involved.
+    response.setHeader('access-control-allow-origin', '*');
+    if (request.method === 'OPTIONS') {
+      response.writeHead(204, { 'access-control-allow-methods': 'GET', 'access-control-allow-headers': 'mcp-protocol-version', 'access-control-max-age': '600' }).end();
+      return;
+    }
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      sendError(response, 405, SERVER_ERROR, `${request.method} is not served at ${pathOf(request)}`, { allow: 'GET, HEAD' });
+      return;
+    }
+    const scopes = oauth?.toolScopes ? [ALL_TOOLS_SCOPE, ...tools.map((tool) => toolScope(tool.definition.name))] : [];
+    response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=300' });
+    response.end(JSON.stringify(server.metadata(scopes)));
   }
 
   function health(request: IncomingMessage, response: ServerResponse): void {
@@ -204,8 +281,11 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
     response.end(JSON.stringify({ status, running: limiter.running, queued: limiter.queued }));
   }
 
+  // Nothing is answered before the access policy is complete (OAuth's set-up runs after listen).
+  let started!: () => void;
+  const ready = new Promise<void>((resolve) => (started = resolve));
   const http: NodeHttpServer = createHttpServer((request, response) => {
-    handle(request, response).catch((error: unknown) => {
+    ready.then(() => handle(request, response)).catch((error: unknown) => {
       events('error', { message: (error as Error).message, method: request.method, path: pathOf(request) });
       if (!response.headersSent) sendError(response, 500, SERVER_ERROR, 'internal error');
       else response.destroy();
@@ -217,12 +297,23 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
   } catch (error) {
     throw new StartupError(`cannot listen on ${hostPort(host, options.port)}: ${(error as Error).message}`);
   }
+  if (oauth) {
+    try {
+      resourceServer = await createResourceServer({ ...oauth, resource: oauth.resource ?? `http://${hostPort(host, address.port)}${MCP_PATH}` });
+    } catch (error) {
+      http.close();
+      http.closeAllConnections();
+      throw new StartupError(`OAuth: ${(error as Error).message}`);
+    }
+    authenticator = resourceServer;
+    metadataPaths = [...new Set([...resourceMetadataPaths(resourceServer.resource), `${RESOURCE_METADATA_PATH}${MCP_PATH}`])];
+  }
   policy = {
-    hosts: hostsAllowed(host, address.port, options.allowHosts ?? [], options.token !== undefined),
+    hosts: hostsAllowed(host, address.port, options.allowHosts ?? [], options.token !== undefined || oauth !== undefined),
     origins: allowOrigins,
-    token: options.token,
   };
   corsOrigins = new Set(policy.origins);
+  started();
 
   let closing: Promise<void> | undefined;
   let endGrace: (() => void) | undefined;
@@ -235,8 +326,11 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
     closing = (async () => {
       draining = true;
       events('draining', { running: limiter.running, queued: limiter.queued, graceMs });
-      const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
-      http.closeIdleConnections();
+      // net's close, not http's: http's also destroys every idle connection, and a connection
+      // accepted whose request is not read yet counts as idle; its request, already sent, would
+      // meet a reset (nginx answers 502 and does not resend a POST). Kept connections left
+      // idle end at Node's keep-alive time-out, or with a 503 to their next request.
+      const stopped = new Promise<void>((resolve) => NetServer.prototype.close.call(http, () => resolve()));
       let timer: NodeJS.Timeout | undefined;
       const graceOver = new Promise<boolean>((resolve) => {
         endGrace = () => resolve(false);
@@ -279,7 +373,7 @@ const PREFLIGHT_HEADERS = {
 
 function cors(response: ServerResponse, origin: string): void {
   response.setHeader('access-control-allow-origin', origin);
-  response.setHeader('access-control-expose-headers', 'mcp-session-id');
+  response.setHeader('access-control-expose-headers', 'mcp-session-id, www-authenticate');
   response.setHeader('vary', 'Origin');
 }
 
@@ -296,8 +390,19 @@ function pathOf(request: IncomingMessage): string {
   }
 }
 
+/** The client's address; Node drops a request's socket once the request is destroyed. */
+function remoteOf(request: IncomingMessage): string | undefined {
+  return request.socket?.remoteAddress;
+}
+
 function methodOf(message: unknown): unknown {
   return isRecord(message) ? message.method : undefined;
+}
+
+/** The tool a message calls, if it is a tools/call. */
+function calledTool(message: unknown): string | undefined {
+  if (methodOf(message) !== 'tools/call' || !isRecord(message) || !isRecord(message.params)) return undefined;
+  return typeof message.params.name === 'string' ? message.params.name : undefined;
 }
 
 function idOf(message: unknown): unknown {
@@ -330,6 +435,11 @@ function callFields(record: CallRecord, logInput: boolean): Record<string, unkno
   const { input, durationMs, queuedMs, ...rest } = record;
   const round = (ms: number) => Math.round(ms * 10) / 10;
   return { ...rest, durationMs: round(durationMs), queuedMs: round(queuedMs), ...(logInput ? { input } : {}) };
+}
+
+/** Who called, in a log line: the token's `sub` and `client_id`, when it names them. */
+function callerFields(caller: Caller): Record<string, string> {
+  return { ...(caller.sub !== undefined && { sub: caller.sub }), ...(caller.clientId !== undefined && { client_id: caller.clientId }) };
 }
 
 /** Resolves once the set of exchanges is empty. */

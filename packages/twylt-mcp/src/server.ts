@@ -12,6 +12,8 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, typ
 import { AbortError } from 'twylt/client';
 import { z } from 'zod';
 import { isRecord, jsonKind, QueueFullError, type CallLimiter } from 'twylt/toolset';
+import { BROWSE_TOOLS, CALL_TOOL, LIST_TOOL, browseInstructions, listCatalog, readBrowseCall } from './catalog.js';
+import type { CatalogMode } from './args.js';
 import { invalidParams, readableParams, rpcError } from './invalid-params.js';
 import type { Log } from './log.js';
 import { outcomeOf, type CallRecord } from './outcome.js';
@@ -40,6 +42,10 @@ export interface ServerOptions {
   limiter?: CallLimiter;
   /** Told of every finished tools/call, once (a structured log, metrics), instead of `log`. */
   onCall?: (record: CallRecord) => void;
+  /** Which tools this server's caller may see and call (default: all); the others do not exist for it. */
+  mayCall?: (tool: string) => boolean;
+  /** One MCP tool per TWYLT tool (`tools`, the default), or the two tools of browse mode (ADR 0025). */
+  catalog?: CatalogMode;
 }
 
 /**
@@ -49,18 +55,27 @@ export interface ServerOptions {
 let sharedValidator: AjvJsonSchemaValidator | undefined;
 
 export function createServer(tools: readonly BridgeTool[], options: ServerOptions = {}): Server {
-  const { log = () => {}, limiter, onCall } = options;
+  const { log = () => {}, limiter, onCall, mayCall = () => true, catalog = 'tools' } = options;
   const logCall = onCall ? () => {} : log;
-  const byName = new Map(tools.map((tool) => [tool.definition.name, tool]));
-  const server = new BridgeServer({ name: 'twylt-mcp', version }, { capabilities: { tools: {} }, jsonSchemaValidator: (sharedValidator ??= new AjvJsonSchemaValidator()) });
+  // A caller's tools: the others do not exist for it, in either mode.
+  const visible = tools.filter((tool) => mayCall(tool.definition.name));
+  const byName = new Map(visible.map((tool) => [tool.definition.name, tool]));
+  const browse = catalog === 'browse';
+  const server = new BridgeServer(
+    { name: 'twylt-mcp', version },
+    {
+      capabilities: { tools: {} },
+      jsonSchemaValidator: (sharedValidator ??= new AjvJsonSchemaValidator()),
+      ...(browse ? { instructions: browseInstructions(visible) } : {}),
+    },
+  );
   // Messages the SDK cannot handle (malformed JSON-RPC, say) are dropped; say so.
   server.onerror = (error) => log(`MCP: ${error.message}`);
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((tool) => tool.definition) }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: browse ? BROWSE_TOOLS : visible.map((tool) => tool.definition) }));
 
-  server.setRequestHandler(CallRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const { name, arguments: args = {} } = request.params;
-    const arrived = performance.now();
+  /** Run the served tool `name`: the one call path of both modes. */
+  const callTool = async (name: string, args: Record<string, unknown>, extra: RequestExtra, arrived: number): Promise<CallToolResult> => {
     let started: number | undefined;
     const record = (fields: Pick<CallRecord, 'outcome' | 'exitCode' | 'signal' | 'errorType' | 'stage'>) => {
       const now = performance.now();
@@ -92,10 +107,31 @@ export function createServer(tools: readonly BridgeTool[], options: ServerOption
       if (!cancelled) logCall(`call of "${name}" failed: ${message}`);
       return failureResult(name, error);
     }
+  };
+
+  /** twylt_list and twylt_call; a refused browse request is an isError result the model can act on. */
+  const browseTool = (name: string, args: Record<string, unknown>, extra: RequestExtra, arrived: number): Promise<CallToolResult> | CallToolResult => {
+    if (name === LIST_TOOL) return listCatalog(visible, args);
+    if (name !== CALL_TOOL) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}; this server offers ${LIST_TOOL} and ${CALL_TOOL}`);
+    const call = readBrowseCall(args, byName);
+    if ('refused' in call) {
+      onCall?.({ tool: typeof args.name === 'string' ? args.name : CALL_TOOL, outcome: 'not_run', exitCode: null, errorType: 'InvalidBrowseCall', durationMs: performance.now() - arrived, queuedMs: 0, input: args });
+      return call.refused;
+    }
+    return callTool(call.name, call.arguments, extra, arrived);
+  };
+
+  server.setRequestHandler(CallRequestSchema, (request, extra): Promise<CallToolResult> | CallToolResult => {
+    const { name, arguments: args = {} } = request.params;
+    const arrived = performance.now();
+    return browse ? browseTool(name, args, extra, arrived) : callTool(name, args, extra, arrived);
   });
 
   return server;
 }
+
+/** What the SDK hands a request handler beside the request (its abort signal, among others). */
+type RequestExtra = Parameters<Parameters<Server['setRequestHandler']>[1]>[1];
 
 /**
  * tools/call as the SDK reads it, with its params checked first: params the SDK would refuse

@@ -1,7 +1,8 @@
 /**
  * Start-up: describe every configured tool (twylt/toolset) and turn its spec into an MCP
- * tool definition. Any tool that cannot be served stops the start, with a message naming
- * it: a bridge that silently drops a tool would leave its users guessing.
+ * tool definition. A tool that cannot be described is left out and logged (or, `strict`,
+ * stops the start); any other tool that cannot be served stops the start, with a message
+ * naming it: a bridge that silently drops a tool would leave its users guessing.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { validateToolName } from '@modelcontextprotocol/sdk/shared/toolNameValidation.js';
@@ -27,6 +28,10 @@ export class StartupError extends Error {
 export interface DescribeOptions extends RunnerDefaults {
   /** Where warnings go (names MCP advises against, output schemas MCP cannot carry). */
   log?: Log;
+  /** Time-out of each start-up describe (default: the call time-out). */
+  describeTimeoutMs?: number;
+  /** Refuse to start when a tool cannot be described; by default it is left out and logged. */
+  strict?: boolean;
 }
 
 /** Describe all tools at once; fail with every problem found, not just the first. */
@@ -35,7 +40,8 @@ export async function describeTools(entries: readonly ToolEntry[], options: Desc
   const log = options.log ?? (() => {});
   let described;
   try {
-    described = await describeToolset(entries, options);
+    const onUndescribed = options.strict ? undefined : (problem: string) => log(`left out, described again at the next start: ${problem}`);
+    described = await describeToolset(entries, { ...options, onUndescribed });
   } catch (error) {
     if (error instanceof ToolsetError) throw new StartupError(error.message);
     throw error;

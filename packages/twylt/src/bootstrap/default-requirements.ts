@@ -14,6 +14,7 @@ import type { Requirements } from '../tool/definition.js';
  * `JSON.stringify({dependencies}, null, 2)` of the `dependencies` of the package.json nearest
  * to the tool file (its own folder, then each parent; the working directory when the file is
  * unknown); `{}` when that file has no such field or when no package.json exists up to the root.
+ * A dependency installed from a path, tarball, link or git URL is published as a version range.
  * Only describe requests need it, so a nearest package.json that is unreadable or malformed is
  * a describe error (exit 4) naming the file, for the launcher and the run loop alike.
  */
@@ -26,8 +27,44 @@ function nearestDependencies(startDir: string): Record<string, string> {
   for (let dir = startDir; ; dir = dirname(dir)) {
     const file = join(dir, 'package.json');
     const text = readIfExists(file);
-    if (text !== undefined) return dependenciesOf(text, file);
+    if (text !== undefined) return publishable(dependenciesOf(text, file), dir);
     if (dirname(dir) === dir) return {};
+  }
+}
+
+/**
+ * A dependency installed from somewhere only its author can reach (a path, a tarball, a
+ * link, a git URL, a workspace) is published as `^VERSION` of the copy installed for the
+ * project, so that the requirements install elsewhere; `*` when no installed copy is found.
+ */
+function publishable(dependencies: Record<string, string>, projectDir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, range] of Object.entries(dependencies)) {
+    if (!LOCAL_SOURCE.test(range)) out[name] = range;
+    else {
+      const version = installedVersion(name, projectDir);
+      out[name] = version ? `^${version}` : '*';
+    }
+  }
+  return out;
+}
+
+/** Ranges that name a place rather than versions: file:, link:, workspace:, git and tarball URLs, paths. */
+const LOCAL_SOURCE = /^(file:|link:|workspace:|portal:|git\+|git:|github:|gitlab:|bitbucket:|https?:|\.{0,2}\/|~\/)/;
+
+/** The version in node_modules/NAME/package.json, looked up from the project's folder upward as Node resolves it. */
+function installedVersion(name: string, projectDir: string): string | undefined {
+  for (let dir = projectDir; ; dir = dirname(dir)) {
+    const text = readIfExists(join(dir, 'node_modules', name, 'package.json'));
+    if (text !== undefined) {
+      try {
+        const version = (JSON.parse(text) as { version?: unknown }).version;
+        return typeof version === 'string' && /^\d+\.\d+\.\d+/.test(version) ? version : undefined;
+      } catch {
+        return undefined;
+      }
+    }
+    if (dirname(dir) === dir) return undefined;
   }
 }
 

@@ -5,7 +5,8 @@
  * describe never loads schema code; the tool itself is carried as a string with V8's code
  * cache (load.ts, ADR 0008). With `kind: 'executable'` (or 'snapshot-blob') the tool is
  * evaluated into a V8 startup snapshot instead, in one binary with Node (executable.ts,
- * ADR 0010). esbuild (and postject) are optional peer dependencies, loaded only here.
+ * ADR 0010), or compiled by Bun or Deno into one of their executables (compile.ts, ADR 0023).
+ * esbuild, postject, bun and deno are optional peer dependencies, used only here.
  */
 import { readFileSync } from 'node:fs';
 import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
@@ -17,8 +18,10 @@ import { scriptCommand } from '../protocol/runtime.js';
 import type { JsonSpec } from '../tool/hooks.js';
 import { runQuiet } from './child.js';
 import { BuildError } from './errors.js';
-import { checkPlatform, makeSnapshot, type SnapshotKind } from './executable.js';
+import { compiledProduct, type ExecutableRuntime, findRuntime, hostRuntime } from './compile.js';
+import { checkPlatform, snapshotProduct, type SnapshotKind } from './executable.js';
 import { codeCache, IMPORT_META, wrapBundle } from './load.js';
+import { checkedProduct } from './product.js';
 
 export interface BuildOptions {
   /** The tool's source file: it runs the tool when evaluated (`MyTool.run()`). */
@@ -32,6 +35,11 @@ export interface BuildOptions {
    * into a startup snapshot, or that snapshot alone, for `node --snapshot-blob <file>`.
    */
   kind?: 'module' | SnapshotKind;
+  /**
+   * The runtime of an executable (default node): Node with the tool in a startup snapshot,
+   * or the tool's bundle compiled by `bun build --compile` or `deno compile`.
+   */
+  runtime?: ExecutableRuntime;
 }
 
 export { BuildError };
@@ -53,8 +61,10 @@ export async function buildTool(options: BuildOptions): Promise<BuildResult> {
   const outfile = resolve(options.outfile);
   const minify = options.minify ?? true;
   const kind = options.kind ?? 'module';
-  if (kind !== 'module') checkPlatform(kind);
-  const { esbuild, postject } = await loadPeers(kind);
+  const runtime = options.runtime ?? 'node';
+  if (runtime !== 'node' && kind !== 'executable') throw new BuildError(`--runtime ${runtime} makes an executable: add --executable`);
+  if (kind !== 'module' && runtime === 'node') checkPlatform(kind);
+  const { esbuild, postject, compiler } = await loadPeers(kind, runtime, dirname(entry));
   const bundle: Bundle = async (contents, settings) => {
     try {
       const result = await esbuild.build({
@@ -82,6 +92,15 @@ export async function buildTool(options: BuildOptions): Promise<BuildResult> {
 
   // The probe stays readable: its stack trace is what the author sees if the tool fails to load.
   const spec = await askSpec(entry, (await esm(runBuiltSource(undefined, `() => import(${JSON.stringify(entry)})`), false)).code);
+  if (runtime !== 'node' && compiler !== undefined) {
+    // The tool as it is, bundled: it answers describe itself, so the self-check proves that
+    // its module loads and describes itself under that runtime as it did here.
+    const { code } = await esm(`import ${JSON.stringify(entry)};`, minify);
+    await mkdir(dirname(outfile), { recursive: true });
+    const temporary = await checkedProduct(outfile, spec, `${runtime} executable`, compiledProduct(runtime, compiler, code));
+    await publish(temporary, outfile, 0o755);
+    return { outfile, bytes: (await stat(outfile)).size, spec };
+  }
   const tool = await toolBundle(entry, minify, bundle);
   if (kind !== 'module') {
     if (tool === undefined) {
@@ -89,7 +108,8 @@ export async function buildTool(options: BuildOptions): Promise<BuildResult> {
     }
     const script = (await bundle(snapshotEntrySource(spec, tool, outfile), { format: 'cjs', minify })).code;
     await mkdir(dirname(outfile), { recursive: true });
-    const temporary = await makeSnapshot(kind, script, outfile, spec, postject, dirname(entry));
+    const what = kind === 'executable' ? 'executable' : 'snapshot';
+    const temporary = await checkedProduct(outfile, spec, what, snapshotProduct(kind, script, postject, dirname(entry)));
     await publish(temporary, outfile, kind === 'executable' ? 0o755 : 0o644);
     return { outfile, bytes: (await stat(outfile)).size, spec };
   }
@@ -99,7 +119,9 @@ export async function buildTool(options: BuildOptions): Promise<BuildResult> {
       [
         `import { evaluateTool } from ${JSON.stringify(LOADER)};`,
         `const tool = ${JSON.stringify(tool)};`,
-        `const cache = ${JSON.stringify(codeCache(tool)) ?? 'undefined'};`,
+        // A code cache is V8's and belongs to the Node that makes it; Bun's is JavaScriptCore
+        // bytecode (600 KiB for the echo tool) that Node would only reject.
+        `const cache = ${hostRuntime() === undefined ? JSON.stringify(codeCache(tool)) : 'undefined'};`,
         runBuiltSource(spec, '() => evaluateTool(tool, cache, import.meta.url)'),
       ].join('\n'),
       minify,
@@ -205,26 +227,30 @@ const englishZod: Plugin = {
 };
 const ZOD_LOCALES = 'twylt-zod-locales';
 
-/** The peer dependencies each kind of build needs: esbuild, and postject for an executable. */
-async function loadPeers(kind: BuildOptions['kind']): Promise<{ esbuild: typeof import('esbuild'); postject?: string }> {
+/** The peer dependencies each build needs: esbuild, and postject or the runtime for an executable. */
+async function loadPeers(kind: BuildOptions['kind'], runtime: ExecutableRuntime, from: string): Promise<{ esbuild: typeof import('esbuild'); postject?: string; compiler?: string }> {
   const missing: string[] = [];
   let esbuild: typeof import('esbuild') | undefined;
   let postject: string | undefined;
+  let compiler: string | undefined;
   try {
     esbuild = await import('esbuild');
   } catch (error) {
     if (!notFound(error, 'esbuild')) throw new BuildError(`twylt build needs esbuild, which is installed but cannot be loaded: ${(error as Error).message}`);
     missing.push('esbuild');
   }
-  if (kind === 'executable') {
+  if (kind === 'executable' && runtime === 'node') {
     try {
       postject = createRequire(import.meta.url).resolve('postject');
     } catch {
       missing.push('postject');
     }
+  } else if (runtime !== 'node') {
+    compiler = findRuntime(runtime, from);
+    if (compiler === undefined) missing.push(runtime);
   }
-  if (missing.length > 0) throw new BuildError(installHint(kind, missing));
-  return { esbuild: esbuild!, postject };
+  if (missing.length > 0) throw new BuildError(installHint(runtime === 'node' ? kind : `executable --runtime ${runtime}`, missing));
+  return { esbuild: esbuild!, postject, compiler };
 }
 
 function notFound(error: unknown, name: string): boolean {
@@ -233,7 +259,7 @@ function notFound(error: unknown, name: string): boolean {
 }
 
 /** What to install, with the versions twylt's package.json asks of its optional peers. */
-function installHint(kind: BuildOptions['kind'], missing: string[]): string {
+function installHint(kind: string | undefined, missing: string[]): string {
   const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { peerDependencies: Record<string, string> };
   const command = kind === 'module' || kind === undefined ? 'twylt build' : `twylt build --${kind}`;
   const [are, them, what] = missing.length > 1 ? ['are', 'them', 'optional peer dependencies'] : ['is', 'it', 'an optional peer dependency'];

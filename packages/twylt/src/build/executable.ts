@@ -5,11 +5,12 @@
  * Node with the snapshot injected (Node's single executable applications, with postject).
  * See ADR 0010.
  */
-import { chmod, copyFile, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
-import type { JsonSpec } from '../tool/hooks.js';
-import { runQuiet, type Quiet } from './child.js';
+import { chmod, copyFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { runQuiet } from './child.js';
+import { hostRuntime } from './compile.js';
 import { BuildError } from './errors.js';
+import { type MakeProduct, tail } from './product.js';
 import { REFUSED } from './refusal.js';
 
 export type SnapshotKind = 'executable' | 'snapshot-blob';
@@ -20,8 +21,17 @@ const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 /** A tool module that has not finished evaluating by then keeps the event loop alive. */
 const SNAPSHOT_TIMEOUT_MS = 120_000;
 
-/** Node 20.12 is the first Node 20 whose single executables take a startup snapshot. */
+/**
+ * A Node snapshot is made by the Node that runs the build, and a copy of it becomes the
+ * executable: Bun and Deno have neither. Node 20.12 is the first Node 20 whose single
+ * executables take a startup snapshot.
+ */
 export function checkPlatform(kind: SnapshotKind): void {
+  const host = hostRuntime();
+  if (host !== undefined) {
+    const instead = kind === 'executable' ? `, or make a ${host.label.split(' ')[0]} executable with --executable --runtime ${host.name}` : '';
+    throw new BuildError(`twylt build --${kind} makes a Node ${kind === 'executable' ? 'executable' : 'snapshot'} from the Node that runs the build, and this is ${host.label}: run the build with Node (npx twylt build ...)${instead}`);
+  }
   const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
   if (major === 20 && minor < 12) throw new BuildError(`twylt build --${kind} needs Node 20.12 or later (startup snapshots of user code); this is Node ${process.versions.node}`);
   if (kind === 'executable' && process.platform !== 'linux') {
@@ -33,18 +43,12 @@ export function checkPlatform(kind: SnapshotKind): void {
 }
 
 /**
- * Writes the snapshot (or the executable holding it) to a temporary name beside `outfile`
- * and returns that name, after one run of it has described the tool exactly as `spec`.
- * The tool's module is evaluated in `cwd`, as the build's describe run evaluated it.
+ * The Node target: the snapshot (or the executable holding it), made in `work`; the command
+ * returned runs it. The tool's module is evaluated in `cwd`, as the build's describe run
+ * evaluated it.
  */
-export async function makeSnapshot(kind: SnapshotKind, entryScript: string, outfile: string, spec: JsonSpec, postject: string | undefined, cwd: string): Promise<string> {
-  let work: string;
-  try {
-    work = await mkdtemp(join(dirname(outfile), `.${basename(outfile)}.twylt-build-`));
-  } catch (error) {
-    throw new BuildError(`Cannot write ${outfile}: ${(error as Error).message}`);
-  }
-  try {
+export function snapshotProduct(kind: SnapshotKind, entryScript: string, postject: string | undefined, cwd: string): MakeProduct {
+  return async (work) => {
     const script = join(work, 'snapshot-entry.cjs');
     await writeFile(script, entryScript);
     const blob = join(work, kind === 'executable' ? 'sea-prep.blob' : 'snapshot.blob');
@@ -52,17 +56,11 @@ export async function makeSnapshot(kind: SnapshotKind, entryScript: string, outf
       const config = { main: script, output: blob, disableExperimentalSEAWarning: true, useSnapshot: true };
       await writeFile(join(work, 'sea-config.json'), JSON.stringify(config));
       await buildSnapshot(['--experimental-sea-config', join(work, 'sea-config.json')], cwd);
-    } else {
-      await buildSnapshot(['--snapshot-blob', blob, '--build-snapshot', script], cwd);
+      return [await injectInto(join(work, 'tool'), blob, postject!)];
     }
-    const product = kind === 'executable' ? await injectInto(join(work, 'tool'), blob, postject!) : blob;
-    await checkDescribes(kind === 'executable' ? [product] : [process.execPath, '--snapshot-blob', product], spec);
-    const temporary = `${outfile}.${process.pid}.tmp`;
-    await rename(product, temporary);
-    return temporary;
-  } finally {
-    await rm(work, { recursive: true, force: true });
-  }
+    await buildSnapshot(['--snapshot-blob', blob, '--build-snapshot', script], cwd);
+    return [process.execPath, '--snapshot-blob', blob];
+  };
 }
 
 /** Runs Node's snapshot builder on the entry script; a refusal of snapshot.ts becomes the error. */
@@ -94,22 +92,4 @@ async function injectInto(binary: string, blob: string, postject: string): Promi
     throw new BuildError(`postject could not inject the snapshot into a copy of ${process.execPath}:\n${tail(result)}${hint}`);
   }
   return binary;
-}
-
-/** The product must start and describe the tool exactly as the build computed it: never a binary that breaks when called. */
-async function checkDescribes(command: string[], spec: JsonSpec): Promise<void> {
-  const result = await runQuiet([...command, '{"describe": "json_spec"}'], dirname(command.at(-1)!), 30_000);
-  let described: unknown;
-  try {
-    described = JSON.parse(result.stdout);
-  } catch {
-    described = undefined;
-  }
-  if (result.code !== 0 || result.stderr !== '' || JSON.stringify(described) !== JSON.stringify(spec)) {
-    throw new BuildError(`The snapshot was built but does not run as the tool (exit ${result.code}):\n${tail(result)}`);
-  }
-}
-
-function tail(result: Quiet): string {
-  return (result.stderr.trim() || result.stdout.trim()).slice(-4000);
 }

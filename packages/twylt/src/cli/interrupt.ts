@@ -4,6 +4,7 @@
  * never reaches them: `twylt` itself must end them, and remove its exchange and run
  * directories, before it exits.
  */
+import { setMaxListeners } from 'node:events';
 import { constants } from 'node:os';
 
 /** The signals that end a command the way a user means it (not SIGKILL, which cannot be caught). */
@@ -32,6 +33,9 @@ export class InterruptedError extends Error {
  */
 export async function interruptible<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const controller = new AbortController();
+  // Every tool running under it listens for the abort: a tool set of a dozen describing at
+  // once is no leak, and without this Node warns at the eleventh listener.
+  setMaxListeners(0, controller.signal);
   let caught: InterruptSignal | undefined;
   const handlers = INTERRUPT_SIGNALS.map((signal) => {
     const handler = () => {

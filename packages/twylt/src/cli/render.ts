@@ -1,6 +1,6 @@
 /** Readable text for people at a terminal: a tool's spec and a call's failure. */
 import type { FewShot, JsonSchema, ToolSpec } from '../client/types.js';
-import { TwyltClientError, ToolError } from '../client/errors.js';
+import { SchemaMismatchError, TwyltClientError, ToolError } from '../client/errors.js';
 import { deref, fieldsOf } from '../conformance/schema-walk.js';
 import { isRecord } from '../protocol/record.js';
 import { isObjectSchema } from '../schema/json-schema-subset.js';
@@ -85,6 +85,9 @@ export function renderFailure(error: unknown, style: Style): string {
     }
     if (!error.error && error.stderr.trim()) lines.push('', error.stderr.trimEnd());
     if (error.error?.traceback) lines.push('', error.error.traceback.trimEnd());
+  } else if (error instanceof SchemaMismatchError) {
+    // Every issue, each saying what would be accepted (the message names only the first).
+    for (const item of error.issues) lines.push(`  • ${item.path || '/'}: ${item.message}`);
   } else if (error.stderr.trim()) {
     lines.push(style.dim('stderr:'), error.stderr.trimEnd());
   }

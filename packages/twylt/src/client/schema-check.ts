@@ -6,6 +6,7 @@
 import type { JsonSchema } from './types.js';
 import type { SchemaIssue } from './errors.js';
 import { linearRegExp, PatternBudgetExceeded, resetPatternBudget } from './linear-regexp.js';
+import { ajvIssues, type AjvError } from './schema-messages.js';
 
 export type SchemaValidator = (value: unknown) => SchemaIssue[];
 
@@ -14,7 +15,7 @@ interface AjvLike {
 }
 interface AjvValidate {
   (value: unknown): boolean;
-  errors?: Array<{ instancePath: string; message?: string; keyword: string; params?: Record<string, unknown> }> | null;
+  errors?: AjvError[] | null;
 }
 type Draft = '07' | '2019' | '2020';
 
@@ -37,7 +38,8 @@ function engine(draft: Draft): Promise<AjvLike> {
         import('re2js'),
       ]);
       // Patterns run in linear time: a checked value must not be able to stall the process.
-      const options = { strict: false, allErrors: true, validateFormats: false, logger: false, code: { regExp: linearRegExp(re2) } };
+      // `verbose` puts the schema and the value into each error: the messages name both.
+      const options = { strict: false, allErrors: true, verbose: true, validateFormats: false, logger: false, code: { regExp: linearRegExp(re2) } };
       return new (ajvClass(module))(options);
     })();
     engines.set(draft, found);
@@ -64,11 +66,7 @@ export async function schemaValidator(schema: JsonSchema): Promise<SchemaValidat
       if (error instanceof PatternBudgetExceeded) return [];
       throw error;
     }
-    return (validate.errors ?? []).map((error) => ({
-      path: error.instancePath,
-      message: describeAjvError(error),
-      keyword: error.keyword,
-    }));
+    return ajvIssues(validate.errors ?? [], schema);
   };
   compiled.set(schema, validator);
   return validator;
@@ -84,11 +82,4 @@ function withoutOldDraft(schema: JsonSchema): JsonSchema {
   if (typeof schema.$schema !== 'string' || schema.$schema.includes('draft-07')) return schema;
   const { $schema: _old, ...rest } = schema;
   return rest;
-}
-
-function describeAjvError(error: NonNullable<AjvValidate['errors']>[number]): string {
-  const params = error.params ?? {};
-  if (error.keyword === 'additionalProperties') return `has unknown property ${JSON.stringify(params.additionalProperty)}`;
-  if (error.keyword === 'required') return `misses required property ${JSON.stringify(params.missingProperty)}`;
-  return error.message ?? error.keyword;
 }

@@ -3,7 +3,8 @@
  * record the page shows. A request names a configured tool; there is no way to name a
  * command, so the page can run nothing but the tools the inspector was started with.
  */
-import { parseJson, JsonNumber } from '../client/json.js';
+import { JsonNumber } from '../client/json.js';
+import { parseBoundedJson } from '../server/body.js';
 import { schemaValidator } from '../client/schema-check.js';
 import { ToolError, TwyltClientError, UnexpectedExitError } from '../client/errors.js';
 import { TRANSPORTS } from '../client/types.js';
@@ -64,7 +65,7 @@ export function parseDescribeRequest(body: string, tools: ReadonlyMap<string, De
 function parseObject(body: string, fields: readonly string[]): Record<string, unknown> {
   let value: unknown;
   try {
-    value = parseJson(body, 'text');
+    value = parseBoundedJson(body);
   } catch (error) {
     throw new HttpError(400, `the request body is not JSON: ${(error as Error).message}`);
   }
@@ -145,8 +146,8 @@ async function checkOutput(tool: DescribedTool, text: string): Promise<{ path: s
 }
 
 /** One describe mode, as the page shows it: `brief` as printed, the rest indented, numbers kept. */
-export async function runDescribe(tool: DescribedTool, mode: DescribeMode): Promise<DescribeResponse> {
+export async function runDescribe(tool: DescribedTool, mode: DescribeMode, signal?: AbortSignal): Promise<DescribeResponse> {
   const client = tool.runner.client;
-  const text = mode === 'brief' ? await client.describe('brief') : formatJson(await client.describe(mode, { numbers: 'text' }));
+  const text = mode === 'brief' ? await client.describe('brief', { signal }) : formatJson(await client.describe(mode, { numbers: 'text', signal }));
   return { tool: tool.name, mode, text };
 }

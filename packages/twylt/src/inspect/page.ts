@@ -50,16 +50,12 @@ export const PAGE = `<!doctype html>
 </html>
 `;
 
-/** A refusal a person may see in the browser: why, and what to do. */
-export function refusalPage(status: number, reason: string): string {
-  const hint =
-    status === 401
-      ? 'Open the link that <code>twylt inspect</code> printed on its terminal (it ends in <code>?token=…</code>); each run has a new token.'
-      : 'Open the page through the address <code>twylt inspect</code> printed.';
+/** A refusal a person may see in the browser (a foreign Host or Origin): why, and what to do. */
+export function refusalPage(reason: string): string {
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>twylt inspect: ${status}</title></head>
-<body><h1>twylt inspect: ${status === 401 ? 'token needed' : 'refused'}</h1>
-<p>${escapeHtml(reason)}.</p><p>${hint}</p></body></html>
+<html lang="en"><head><meta charset="utf-8"><title>twylt inspect: refused</title></head>
+<body><h1>twylt inspect: refused</h1>
+<p>${escapeHtml(reason)}.</p><p>Open the page through the address <code>twylt inspect</code> printed.</p></body></html>
 `;
 }
 

@@ -4,31 +4,36 @@
  *
  * Who gets in (twylt/server's checks, in front of every request): the Host must be one of
  * the server's own names (no DNS rebinding), an Origin must be the server's own (no other
- * site's pages), and every request carries the per-run token. The token comes in once, in
- * the printed link's `?token=` (accepted on the page's address only); the page's response
- * turns it into an HttpOnly, SameSite=Strict cookie and the page drops it from the address
- * bar. A POST must also come from the page itself (its Origin, or a Bearer token from a
- * script) with a JSON body, so no form on another site can start a tool.
+ * site's pages), and every API request carries the per-run token as `Authorization: Bearer`.
+ * The token comes in the printed link's fragment (`#token=`), which no browser sends to any
+ * server; the page keeps it in its tab's sessionStorage, which is its own origin's (port
+ * included), and sends it as that header. No cookie is set: cookies are not kept apart by
+ * port, so every other server on the same host would receive it (ADR 0030). The page and
+ * its two files hold no secret and need no token. A POST must also come from the page
+ * itself (its Origin, or a Bearer token from a script) with a JSON body, so no form on
+ * another site can start a tool.
  *
  * What runs: only the configured tools, named in the request, with the input as JSON in an
  * argument, on stdin or in input.json; never a command from a request, never a shell.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { TwyltClientError } from '../client/errors.js';
-import { checkAccess, createToken, hostPort, hostsFor, originsFor, tokenMatches, tokenOf, type AccessPolicy } from '../server/access.js';
+import { checkAccess, createToken, hostPort, hostsFor, originsFor, type AccessPolicy } from '../server/access.js';
 import { BodyTooLargeError, readBody } from '../server/body.js';
 import { listen } from '../server/listen.js';
+import { categoryOf } from '../toolset/category.js';
 import { showCommand } from '../toolset/entry.js';
 import { ToolsetError, type DescribedTool } from '../toolset/describe.js';
+import { CallLimiter, QueueFullError } from '../toolset/limiter.js';
 import { HttpError, parseCallRequest, parseDescribeRequest, runCall, runDescribe } from './calls.js';
 import { CallHistory } from './history.js';
 import { PAGE, loadAssets, refusalPage } from './page.js';
-import type { ToolInfo, TransportName } from './types.js';
+import { TOKEN_FRAGMENT, type ToolInfo, type TransportName } from './types.js';
 
 export interface InspectorOptions {
   tools: readonly DescribedTool[];
-  /** Describe the tools again, for the page's Reload button. */
-  reload: () => Promise<DescribedTool[]>;
+  /** Describe the tools again, for the page's Reload button; `signal` stops it, killing the tools. */
+  reload: (signal: AbortSignal) => Promise<DescribedTool[]>;
   host: string;
   /** 0 picks a free port. */
   port: number;
@@ -41,7 +46,7 @@ export interface InspectorOptions {
 }
 
 export interface Inspector {
-  /** The link to open: the page's address with its token. */
+  /** The link to open: the page's address with its token in the fragment. */
   url: string;
   /** The address without the token. */
   origin: string;
@@ -53,10 +58,12 @@ export interface Inspector {
 
 /** A tool's input may be large (stdin takes any size); a request beyond this is refused (413). */
 export const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
-/** Calls running at once; more are refused (429) rather than queued behind a slow tool. */
+/**
+ * Tool processes at once, for calls, describes and reloads together (a reload counts once and
+ * runs alone); more are refused (429) rather than queued behind a slow tool.
+ */
 export const MAX_RUNNING_CALLS = 16;
-/** The query parameter of the printed link. */
-export const TOKEN_QUERY = 'token';
+
 
 const HEADERS = {
   'content-security-policy':
@@ -75,9 +82,32 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
   const token = options.token ?? createToken();
   const log = options.log ?? (() => {});
   const history = new CallHistory();
+  const limiter = new CallLimiter({ maxConcurrent: MAX_RUNNING_CALLS, maxQueue: 0 });
   const running = new Set<AbortController>();
+  let reloading = false;
   let tools = byName(options.tools);
-  let access: { hosts: AccessPolicy['hosts']; origins: string[]; cookie: string } | undefined;
+  let access: { hosts: AccessPolicy['hosts']; origins: string[] } | undefined;
+
+  /**
+   * Run `work` in one of the limiter's slots (429 when none is free), with a signal that
+   * aborts it, killing its tools, when the page goes away (Cancel, a closed tab) or the
+   * server closes.
+   */
+  async function inSlot<T>(response: ServerResponse, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const controller = new AbortController();
+    response.on('close', () => {
+      if (!response.writableFinished) controller.abort();
+    });
+    running.add(controller);
+    try {
+      return await limiter.run(() => work(controller.signal));
+    } catch (error) {
+      if (error instanceof QueueFullError) throw new HttpError(429, `${MAX_RUNNING_CALLS} tools are running already; wait for one to finish`);
+      throw error;
+    } finally {
+      running.delete(controller);
+    }
+  }
 
   const toolInfo = (tool: DescribedTool): ToolInfo => ({
     name: tool.name,
@@ -85,27 +115,26 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     command: showCommand(tool.runner.client.command),
     transport: (tool.runner.entry.transport ?? 'cli') as TransportName,
     timeoutMs: tool.runner.entry.timeoutMs ?? options.defaultTimeoutMs,
+    category: categoryOf(tool.runner.entry),
   });
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     if (!access) return send(response, 503, 'text/plain', 'starting\n');
     const url = new URL(request.url ?? '/', 'http://inspect.invalid');
     const api = url.pathname.startsWith('/api/');
-    const isPage = request.method === 'GET' && url.pathname === '/';
     const refusal = checkAccess(request, {
       hosts: access.hosts,
       // Bound to every interface, the server answers to any name, and its pages' origin is the one asked for.
       origins: access.hosts === 'any' ? [`http://${request.headers.host ?? ''}`.toLowerCase()] : access.origins,
-      token,
-      tokenCookie: access.cookie,
-      tokenQuery: isPage ? TOKEN_QUERY : undefined,
+      // The page and its files hold no secret; the API needs the token, in Authorization only.
+      token: api ? token : undefined,
     });
     if (refusal) {
       log(`refused ${request.method} ${url.pathname}: ${refusal.reason}`);
-      return api ? sendJson(response, refusal.status, { error: refusal.reason }) : send(response, refusal.status, 'text/html; charset=utf-8', refusalPage(refusal.status, refusal.reason));
+      return api ? sendJson(response, refusal.status, { error: refusal.reason }) : send(response, refusal.status, 'text/html; charset=utf-8', refusalPage(refusal.reason));
     }
     if (request.method === 'POST') {
-      const wrong = postRefusal(request, token);
+      const wrong = postRefusal(request);
       if (wrong) {
         log(`refused POST ${url.pathname}: ${wrong.reason}`);
         return sendJson(response, wrong.status, { error: wrong.reason });
@@ -115,9 +144,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     const route = `${request.method} ${url.pathname}`;
     switch (route) {
       case 'GET /':
-        return send(response, 200, 'text/html; charset=utf-8', PAGE, {
-          'set-cookie': `${access.cookie}=${token}; HttpOnly; SameSite=Strict; Path=/`,
-        });
+        return send(response, 200, 'text/html; charset=utf-8', PAGE);
       case 'GET /ui/app.js':
       case 'GET /ui/app.css': {
         const asset = assets.get(url.pathname.slice('/ui/'.length))!;
@@ -129,25 +156,14 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
         return sendJson(response, 200, { calls: history.list() });
       case 'POST /api/call': {
         const call = parseCallRequest(await readBody(request, MAX_REQUEST_BYTES), tools, options.defaultTimeoutMs);
-        if (running.size >= MAX_RUNNING_CALLS) throw new HttpError(429, `${MAX_RUNNING_CALLS} calls are running already; wait for one to finish`);
-        const controller = new AbortController();
-        // The page gave up (Cancel, closed tab): kill the tool.
-        response.on('close', () => {
-          if (!response.writableFinished) controller.abort();
-        });
-        running.add(controller);
-        try {
-          const record = await runCall(history.nextId(), call, controller.signal);
-          history.add(record);
-          return sendJson(response, 200, record);
-        } finally {
-          running.delete(controller);
-        }
+        const record = await inSlot(response, (signal) => runCall(history.nextId(), call, signal));
+        history.add(record);
+        return sendJson(response, 200, record);
       }
       case 'POST /api/describe': {
         const { tool, mode } = parseDescribeRequest(await readBody(request, MAX_REQUEST_BYTES), tools);
         try {
-          return sendJson(response, 200, await runDescribe(tool, mode));
+          return sendJson(response, 200, await inSlot(response, (signal) => runDescribe(tool, mode, signal)));
         } catch (error) {
           if (error instanceof TwyltClientError) throw new HttpError(502, `describe ${mode} failed: ${error.message}`);
           throw error;
@@ -155,11 +171,16 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
       }
       case 'POST /api/reload': {
         await readBody(request, MAX_REQUEST_BYTES);
+        // A reload describes every tool at once: one at a time, so the bound stays the cap plus the tool count.
+        if (reloading) throw new HttpError(429, 'the tools are being described again already; wait for that to finish');
+        reloading = true;
         try {
-          tools = byName(await options.reload());
+          tools = byName(await inSlot(response, options.reload));
         } catch (error) {
           if (error instanceof ToolsetError) throw new HttpError(502, `the tools could not be described again; the page keeps the earlier descriptions:\n${error.message}`);
           throw error;
+        } finally {
+          reloading = false;
         }
         return sendJson(response, 200, { tools: [...tools.values()].map(toolInfo) });
       }
@@ -181,12 +202,11 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
   const address = await listen(server, options.host, options.port);
   const wildcard = options.host === '0.0.0.0' || options.host === '::';
   const names = hostsFor(options.host, address.port);
-  // Cookies are not kept apart by port: one name per port lets two inspectors run side by side.
-  access = { hosts: wildcard ? 'any' : names, origins: wildcard ? [] : originsFor(names), cookie: `twylt_inspect_${address.port}` };
+  access = { hosts: wildcard ? 'any' : names, origins: wildcard ? [] : originsFor(names) };
   const origin = `http://${hostPort(wildcard ? '127.0.0.1' : options.host, address.port)}`;
 
   return {
-    url: `${origin}/?${TOKEN_QUERY}=${token}`,
+    url: `${origin}/#${TOKEN_FRAGMENT}=${token}`,
     origin,
     token,
     port: address.port,
@@ -200,14 +220,10 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 }
 
 /**
- * A POST must come from the page (its Origin, already checked against the server's own) or
- * from a script with the token in Authorization; and carry JSON, which no HTML form can send.
+ * A POST (which carries the token, as every API request does) must not come from another
+ * site's page, and must carry JSON, which no HTML form can send.
  */
-function postRefusal(request: IncomingMessage, token: string): { status: number; reason: string } | undefined {
-  // tokenOf without a cookie or query name: the Authorization header only.
-  if (request.headers.origin === undefined && !tokenMatches(tokenOf(request, {}), token)) {
-    return { status: 403, reason: 'a POST must come from the inspector page (an Origin header) or carry the token in Authorization' };
-  }
+function postRefusal(request: IncomingMessage): { status: number; reason: string } | undefined {
   const site = request.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin') return { status: 403, reason: `a POST from ${site} is not allowed` };
   if (!/^application\/json\s*(;|$)/i.test(request.headers['content-type'] ?? '')) {

@@ -1,11 +1,14 @@
 /**
- * What the inspector's server and its page say to each other (the JSON of /api/...).
- * Type-only: the page imports it too, and must get no Node code from it.
+ * What the inspector's server and its page say to each other (the JSON of /api/..., and
+ * the link's fragment). The page imports it too, and must get no Node code from it.
  */
 import type { DescribeMode } from '../protocol/constants.js';
 import type { ErrorObject } from '../protocol/errors.js';
 import type { Issue } from '../protocol/issues.js';
 import type { JsonSpec } from '../protocol/spec.js';
+
+/** The printed link carries the token as `/#token=...`: a fragment never reaches any server. */
+export const TOKEN_FRAGMENT = 'token';
 
 export type TransportName = 'cli' | 'stdin' | 'file';
 
@@ -19,6 +22,8 @@ export interface ToolInfo {
   transport: TransportName;
   /** The entry's time-out, else the server's default. */
   timeoutMs: number;
+  /** The entry's category ("pack/subfolder"), else the default group's name. */
+  category: string;
 }
 
 export interface ToolsResponse {

@@ -65,20 +65,29 @@ export function tokenOf(request: IncomingMessage, policy: Pick<AccessPolicy, 'to
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
   if (bearer !== undefined) return bearer;
   if (policy.tokenCookie) {
-    const cookie = cookies(request.headers.cookie).get(policy.tokenCookie);
+    const cookie = cookieValue(request.headers.cookie, policy.tokenCookie);
     if (cookie !== undefined) return cookie;
   }
   if (policy.tokenQuery) return new URL(request.url ?? '/', 'http://x').searchParams.get(policy.tokenQuery) ?? undefined;
   return undefined;
 }
 
-function cookies(header: string | undefined): Map<string, string> {
-  const jar = new Map<string, string>();
+/**
+ * The value of the cookie `name`, decoded. Only that one is decoded: the other cookies of the
+ * host (other applications on other ports share them) are none of this server's business, and
+ * a malformed value of ours counts as no cookie.
+ */
+function cookieValue(header: string | undefined, name: string): string | undefined {
   for (const part of (header ?? '').split(';')) {
     const at = part.indexOf('=');
-    if (at > 0) jar.set(part.slice(0, at).trim(), decodeURIComponent(part.slice(at + 1).trim()));
+    if (at <= 0 || part.slice(0, at).trim() !== name) continue;
+    try {
+      return decodeURIComponent(part.slice(at + 1).trim());
+    } catch {
+      return undefined;
+    }
   }
-  return jar;
+  return undefined;
 }
 
 /** Whether `host` (a name or an address, IPv6 with or without brackets) is this machine only. */

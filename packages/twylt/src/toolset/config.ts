@@ -38,6 +38,20 @@ export const CONFIG_SCHEMA = {
           maxOutputBytes: { ...positiveInteger, description: 'Limit of stdout and of stderr, each, in bytes.' },
           name: { type: 'string', minLength: 1, description: 'The name to serve it under; default: its published name.' },
           transport: { enum: ['cli', 'stdin', 'file'], description: 'How calls reach the tool; default: cli, stdin for large inputs.' },
+          category: { type: 'string', minLength: 1, description: 'Where the tool sits in a catalog: "pack/subfolder", slash-separated.' },
+          source: { type: 'string', minLength: 1, description: "The tool's entry file, relative to the config file's directory." },
+          describeTimeoutMs: { ...positiveInteger, description: 'Stop the start-up describe after this many milliseconds (default: timeoutMs).' },
+          describeCache: {
+            type: 'object',
+            description: 'The json_spec a scan recorded; used without starting the tool while the hash of its inputs is unchanged.',
+            properties: {
+              inputs: { type: 'array', items: { type: 'string', minLength: 1 }, description: "Files and folders hashed, relative to the config file's directory." },
+              hash: { type: 'string', minLength: 1 },
+              spec: { type: 'object', additionalProperties: true },
+            },
+            required: ['inputs', 'hash', 'spec'],
+            additionalProperties: false,
+          },
         },
         required: ['command'],
         additionalProperties: false,
@@ -82,7 +96,12 @@ export function parseConfig(text: string, file: string): ToolEntry[] {
     throw new ConfigError(`${file} is not a valid TWYLT tool-set config:\n${lines.join('\n')}`);
   }
   const base = dirname(resolve(file));
-  return (data as { tools: ToolEntry[] }).tools.map((tool) => ({ ...tool, cwd: resolve(base, tool.cwd ?? '.') }));
+  return (data as { tools: ToolEntry[] }).tools.map((tool) => {
+    const entry: ToolEntry = { ...tool, cwd: resolve(base, tool.cwd ?? '.') };
+    if (tool.source !== undefined) entry.source = resolve(base, tool.source);
+    if (tool.describeCache) entry.describeCache = { ...tool.describeCache, inputs: tool.describeCache.inputs.map((input) => resolve(base, input)) };
+    return entry;
+  });
 }
 
 /** Read and check a config file. */

@@ -5,6 +5,7 @@
  */
 import type { ToolSpec } from '../client/types.js';
 import { isRecord } from '../protocol/record.js';
+import { fingerprint } from './catalog/fingerprint.js';
 import { showCommand, type ToolEntry } from './entry.js';
 import { createRunner, type RunnerDefaults, type ToolRunner } from './runner.js';
 
@@ -39,7 +40,18 @@ export interface DescribeToolsetOptions extends RunnerDefaults {
   renameHint?: string;
   /** Stops the describes still running, killing their tools (not with `cache`, whose fetches are shared). */
   signal?: AbortSignal;
+  /** Time-out of a describe for entries without their own `describeTimeoutMs` (default: the call time-out). */
+  describeTimeoutMs?: number;
+  /**
+   * Serve the rest when a tool cannot be described (it fails, or runs past its time-out):
+   * such a tool is left out and its problem handed here, to be reported. Without it, any
+   * such tool makes the whole set fail (the strict rule). Name problems are always fatal.
+   */
+  onUndescribed?: (problem: string) => void;
 }
+
+/** A tool whose describe failed; a lenient consumer leaves it out. */
+class UndescribedError extends Error {}
 
 /**
  * Describe all entries concurrently. Resolves with the tools in entry order, or rejects with
@@ -50,10 +62,18 @@ export async function describeToolset(entries: readonly ToolEntry[], options: De
   if (entries.length === 0) throw new ToolsetError(['no tools given']);
   const rename = options.renameHint ?? 'with "name" in a config file';
   const settled = await Promise.allSettled(entries.map((entry) => describeOne(entry, options, rename)));
-  const problems = settled.flatMap((outcome) => (outcome.status === 'rejected' ? [(outcome.reason as Error).message] : []));
+  const problems: string[] = [];
+  const skipped: string[] = [];
+  for (const outcome of settled) {
+    if (outcome.status === 'fulfilled') continue;
+    const error = outcome.reason as Error;
+    (options.onUndescribed && error instanceof UndescribedError ? skipped : problems).push(error.message);
+  }
   const tools = settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
   problems.push(...duplicateNames(tools, rename));
-  if (problems.length > 0) throw new ToolsetError(problems);
+  // Nothing left to serve is no catalog: every problem is reported at once.
+  if (problems.length > 0 || tools.length === 0) throw new ToolsetError([...problems, ...skipped]);
+  for (const problem of skipped) options.onUndescribed!(problem);
   return tools;
 }
 
@@ -61,9 +81,9 @@ async function describeOne(entry: ToolEntry, options: DescribeToolsetOptions, re
   const label = `tool (${showCommand(entry.command)})`;
   let spec: ToolSpec;
   try {
-    spec = await (options.cache ? options.cache.spec(entry, options) : createRunner(entry, options).spec({ signal: options.signal }));
+    spec = (await cachedSpec(entry)) ?? (await fetchSpec(entry, options));
   } catch (error) {
-    throw new Error(`cannot describe ${label}: ${(error as Error).message}`);
+    throw new UndescribedError(`cannot describe ${label}: ${(error as Error).message}`);
   }
   if (!isRecord(spec) || !isRecord(spec.inputSchema) || !isRecord(spec.outputSchema)) {
     throw new Error(`cannot serve ${label}: its json_spec lacks an inputSchema or outputSchema object`);
@@ -73,6 +93,23 @@ async function describeOne(entry: ToolEntry, options: DescribeToolsetOptions, re
   const wrong = options.checkName?.(name);
   if (wrong) throw new Error(`cannot serve "${name}" (${showCommand(entry.command)}): ${wrong}; give it another name ${rename}`);
   return { name, spec, runner: createRunner(entry, options, spec) };
+}
+
+function fetchSpec(entry: ToolEntry, options: DescribeToolsetOptions): Promise<ToolSpec> {
+  const timeoutMs = describeTimeout(entry, options);
+  return options.cache ? options.cache.spec(entry, options) : createRunner(entry, options).spec({ signal: options.signal, timeoutMs });
+}
+
+/** The time-out of one describe: its own, the set's, else the call time-out. */
+function describeTimeout(entry: ToolEntry, options: { describeTimeoutMs?: number }): number | undefined {
+  return entry.describeTimeoutMs ?? options.describeTimeoutMs;
+}
+
+/** The spec a scan recorded, while the files and command it was recorded for are unchanged. */
+async function cachedSpec(entry: ToolEntry): Promise<ToolSpec | undefined> {
+  const cache = entry.describeCache;
+  if (!cache) return undefined;
+  return (await fingerprint(cache.inputs, entry)) === cache.hash ? cache.spec : undefined;
 }
 
 function duplicateNames(tools: readonly DescribedTool[], rename: string): string[] {
@@ -94,11 +131,11 @@ function duplicateNames(tools: readonly DescribedTool[], rename: string): string
 export class SpecCache {
   readonly #specs = new Map<string, Promise<ToolSpec>>();
 
-  spec(entry: ToolEntry, defaults: RunnerDefaults = {}): Promise<ToolSpec> {
+  spec(entry: ToolEntry, defaults: RunnerDefaults & { describeTimeoutMs?: number } = {}): Promise<ToolSpec> {
     const key = JSON.stringify([entry.command, entry.cwd ?? null, entry.env ?? null]);
     let pending = this.#specs.get(key);
     if (!pending) {
-      pending = createRunner(entry, defaults).spec();
+      pending = createRunner(entry, defaults).spec({ timeoutMs: describeTimeout(entry, defaults) });
       this.#specs.set(key, pending);
       pending.catch(() => this.#specs.delete(key));
     }

@@ -3,7 +3,7 @@
  * `twylt-ai`, whether it comes from a config file, from `-- COMMAND...` on a command line,
  * or from code.
  */
-import type { Transport } from '../client/types.js';
+import type { ToolSpec, Transport } from '../client/types.js';
 
 export interface ToolEntry {
   /** The tool's argv; run directly, never through a shell. */
@@ -12,7 +12,7 @@ export interface ToolEntry {
   cwd?: string;
   /** Added to the consumer's environment for this tool. */
   env?: Record<string, string>;
-  /** Kill a call (and the describe at start-up) after this long, in ms. */
+  /** Kill a call (and the describe at start-up, unless describeTimeoutMs says otherwise) after this long, in ms. */
   timeoutMs?: number;
   /** Limit for the tool's stdout and for its stderr, each, in bytes. */
   maxOutputBytes?: number;
@@ -23,6 +23,22 @@ export interface ToolEntry {
    * when the input is too large for one argument.
    */
   transport?: Transport;
+  /** Where the tool sits in a catalog: "pack/subfolder", slash-separated. */
+  category?: string;
+  /** The tool's entry file (what a scan found), relative to a config file's directory. */
+  source?: string;
+  /** Stop the describe at start-up after this long, in ms (not the call time-out). */
+  describeTimeoutMs?: number;
+  /** The json_spec a scan recorded, served without starting the tool while `inputs` are unchanged. */
+  describeCache?: DescribeCache;
+}
+
+/** A recorded describe: `hash` of `inputs` (files and folders) and of the command and env. */
+export interface DescribeCache {
+  /** Files and folders whose sizes and mtimes the hash covers, relative to a config file's directory. */
+  inputs: string[];
+  hash: string;
+  spec: ToolSpec;
 }
 
 /** A tool as code may give it: an argv array, or a full entry. */

@@ -7,6 +7,7 @@
  *   const { output } = await tools[0].runner.call({ text: 'hi' });
  */
 export { toEntry, showCommand, type ToolEntry, type ToolEntryLike } from './entry.js';
+export { DEFAULT_CATEGORY, categoryCounts, categoryOf, inCategory } from './category.js';
 export { CONFIG_SCHEMA, ConfigError, collectEntries, parseConfig, readConfig } from './config.js';
 export { SEPARATOR, UsageError, cutAtSeparator, splitArgv, splitCommands } from './args.js';
 export { commandLineArguments } from '../protocol/runtime.js';
@@ -19,3 +20,5 @@ export { CallLimiter, QueueFullError, type LimiterOptions } from './limiter.js';
 export { isRecord, jsonKind } from '../protocol/record.js';
 export { formatPath } from '../protocol/issues.js';
 export { describeFailure, invalidArguments, issueLines, type CallFailure, type FailureKind } from './failure.js';
+export { scanForServing, scanTools, writeCatalog, defaultEnvsDir, type ScanOptions, type ScannedTool, type ScanStatus } from './catalog/index.js';
+export type { DescribeCache } from './entry.js';

@@ -11,6 +11,12 @@ import type { ToolSpec, Transport } from '../client/types.js';
 import { DESCRIBE_KEY } from '../protocol/constants.js';
 import type { ToolEntry } from './entry.js';
 
+/**
+ * The prefix of a consumer's own settings (twylt-mcp's token, its OAuth client credentials):
+ * credentials of the consumer, never the tool's, so none is passed on to a tool process.
+ */
+const CONSUMER_ENV_PREFIX = 'TWYLT_MCP_';
+
 /** A call must never turn into a describe request: the key is TWYLT's, refused before any run. */
 const RESERVED_DESCRIBE: SchemaIssue = { path: `/${DESCRIBE_KEY}`, message: 'is reserved by TWYLT for describe requests', keyword: 'not' };
 
@@ -34,8 +40,11 @@ export interface RunnerCallOptions {
 export interface ToolRunner {
   readonly entry: Readonly<ToolEntry>;
   readonly client: TwyltClient;
-  /** The `json_spec`, fetched once; `signal` stops a describe still running (its tool is killed). */
-  spec(options?: { signal?: AbortSignal }): Promise<ToolSpec>;
+  /**
+   * The `json_spec`, fetched once; `signal` stops a describe still running (its tool is
+   * killed), `timeoutMs` overrides the call time-out for it.
+   */
+  spec(options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<ToolSpec>;
   /** Run the tool on `input`. */
   call(input: Record<string, unknown>, options?: RunnerCallOptions): Promise<CallResult>;
 }
@@ -46,6 +55,8 @@ export function createRunner(entry: ToolEntry, defaults: RunnerDefaults = {}, sp
   const client = new TwyltClient(resolveCommand(entry.command, entry.cwd ?? process.cwd()), {
     cwd: entry.cwd,
     env: {
+      // The consumer's own settings stay with it; what the entry itself sets reaches the tool.
+      ...consumerSettings(),
       ...entry.env,
       // The consumer must be able to read every failure, and a call must never turn into a
       // describe request because the consumer itself was started with INPUT_DESCRIBE set.
@@ -59,7 +70,7 @@ export function createRunner(entry: ToolEntry, defaults: RunnerDefaults = {}, sp
   return {
     entry,
     client,
-    spec: (options) => client.spec({ signal: options?.signal }),
+    spec: (options) => client.spec({ signal: options?.signal, timeoutMs: options?.timeoutMs }),
     async call(input, options = {}) {
       if (Object.hasOwn(input, DESCRIBE_KEY)) throw new SchemaMismatchError(client.command, 'input', [RESERVED_DESCRIBE], undefined);
       return client.call(input, {
@@ -71,4 +82,9 @@ export function createRunner(entry: ToolEntry, defaults: RunnerDefaults = {}, sp
       });
     },
   };
+}
+
+/** Every CONSUMER_ENV_PREFIX variable of this process, each set to undefined (removed). */
+function consumerSettings(): Record<string, undefined> {
+  return Object.fromEntries(Object.keys(process.env).flatMap((name) => (name.startsWith(CONSUMER_ENV_PREFIX) ? [[name, undefined]] : [])));
 }

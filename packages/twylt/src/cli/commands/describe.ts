@@ -61,9 +61,9 @@ export const command = wrappingCommand({
 });
 
 /** `--timeout MS` as a positive number of milliseconds. */
-export function parseTimeout(value: string | undefined): number | undefined {
+export function parseTimeout(value: string | undefined, option = '--timeout'): number | undefined {
   if (value === undefined) return undefined;
   const ms = Number(value);
-  if (!Number.isFinite(ms) || ms <= 0) throw new UsageError(`--timeout takes a positive number of milliseconds; got "${value}"`);
+  if (!Number.isFinite(ms) || ms <= 0) throw new UsageError(`${option} takes a positive number of milliseconds; got "${value}"`);
   return ms;
 }

@@ -6,6 +6,8 @@ import { splitArgv } from '../../toolset/args.js';
 import { ConfigError, collectEntries } from '../../toolset/config.js';
 import { ToolsetError, describeToolset, type DescribedTool } from '../../toolset/describe.js';
 import { DEFAULT_TIMEOUT_MS } from '../../client/process.js';
+import { scanForServing } from '../../toolset/catalog/index.js';
+import { availableParallelism } from 'node:os';
 import { CLI_EXIT, UsageError, parseOptions, type Command } from '../command.js';
 import { INTERRUPT_SIGNALS, interruptible } from '../interrupt.js';
 import { parseTimeout } from './describe.js';
@@ -13,8 +15,9 @@ import { parseTimeout } from './describe.js';
 const HELP = `twylt inspect: try TWYLT tools in the browser
 
 Usage:
-  twylt inspect [--config tools.json]... [--port N] [--host H] [--timeout MS]
-                [--no-open] [-- <tool command...> [-- <tool command...>]...]
+  twylt inspect [--config tools.json]... [--scan DIR]... [--port N] [--host H]
+                [--timeout MS] [--describe-timeout MS] [--strict] [--no-open]
+                [-- <tool command...> [-- <tool command...>]...]
 
 Describes every tool, then serves a local page that lists them, builds a form from each
 input schema (or edit the input as JSON), calls the tool over the transport you pick and
@@ -23,18 +26,27 @@ the exit code, stage, stderr and duration. The calls of the session are kept in 
 each one re-runnable.
 
 The page's link, with its per-run token, is printed on stderr:
-  twylt inspect: http://127.0.0.1:PORT/?token=...
-Only requests with that token, for the server's own Host and from its own page (Origin)
-are served; the page runs only the tools given here, never a command it is sent.
+  twylt inspect: http://127.0.0.1:PORT/#token=...
+The page keeps the token in its tab and sends it as a header, never in a cookie (other
+servers on this machine get no credential). Only requests with that token, for the
+server's own Host and from its own page (Origin) are served; the page runs only the tools
+given here, never a command it is sent.
 
 Options:
   --config FILE   tools from a JSON file, the format twylt-mcp reads:
                   {"tools": [{"command": [...], "cwd"?, "env"?, "timeoutMs"?,
-                  "maxOutputBytes"?, "name"?, "transport"?}]}; repeatable
+                  "maxOutputBytes"?, "name"?, "transport"?}]}, or a catalog that
+                  twylt scan --write made; repeatable
+  --scan DIR      the ok tools found under DIR, as twylt scan finds them: this RUNS
+                  CODE FROM DIR (each entry point describes itself); repeatable
   --port N        the port to listen on (default 0: any free port)
   --host H        the address to listen on (default ${DEFAULT_HOST}, this machine only;
                   0.0.0.0 serves every network, still only with the token)
-  --timeout MS    the default time-out of a call, and of describing a tool (default ${DEFAULT_TIMEOUT_MS})
+  --timeout MS    the default time-out of a call (default ${DEFAULT_TIMEOUT_MS})
+  --describe-timeout MS
+                  the time-out of describing a tool (default: --timeout)
+  --strict        refuse to start when a tool cannot be described (default: leave it
+                  out, say so, and describe it again at the page's next reload)
   --no-open       do not open the page in a browser
   -h, --help      show this help
 
@@ -44,6 +56,7 @@ Stop the server with Ctrl-C.
 Example:
   twylt inspect -- python3 tool.py -- node build/examples/probe/tool.js
   twylt inspect --config tools.json --port 8765 --no-open
+  twylt inspect --scan packs
 `;
 
 export const command: Command = {
@@ -62,7 +75,10 @@ export const command: Command = {
       allowPositionals: false,
       options: {
         config: { type: 'string', multiple: true },
+        scan: { type: 'string', multiple: true },
         port: { type: 'string' },
+        'describe-timeout': { type: 'string' },
+        strict: { type: 'boolean' },
         host: { type: 'string' },
         timeout: { type: 'string' },
         'no-open': { type: 'boolean' },
@@ -74,22 +90,30 @@ export const command: Command = {
       return CLI_EXIT.ok;
     }
     const configs = values.config ?? [];
-    if (configs.length === 0 && split.commands.length === 0) {
-      throw new UsageError('no tools given: put "-- <tool command...>" after the options, or use --config FILE');
+    const scans = values.scan ?? [];
+    if (configs.length === 0 && scans.length === 0 && split.commands.length === 0) {
+      throw new UsageError('no tools given: put "-- <tool command...>" after the options, or use --config FILE or --scan DIR');
     }
     const port = parsePort(values.port);
     const host = values.host ?? DEFAULT_HOST;
     if (host === '') throw new UsageError('--host needs an address, such as 127.0.0.1');
     const timeoutMs = parseTimeout(values.timeout) ?? DEFAULT_TIMEOUT_MS;
+    const describeTimeoutMs = parseTimeout(values['describe-timeout'], '--describe-timeout');
     const say = (line: string) => io.stderr.write(`twylt inspect: ${line}\n`);
+    const onUndescribed = values.strict ? undefined : (problem: string) => say(`left out, described again at the next reload: ${problem}`);
 
     let describe: (signal?: AbortSignal) => Promise<DescribedTool[]>;
     try {
-      const entries = (await collectEntries(configs.map((file) => resolve(io.cwd, file)), split.commands)).map((entry) => ({
+      const scanned = await scanForServing(
+        scans.map((dir) => resolve(io.cwd, dir)),
+        { timeoutMs: describeTimeoutMs ?? timeoutMs, jobs: availableParallelism() },
+        (line) => say(`--scan: ${line}`),
+      );
+      const entries = [...(await collectEntries(configs.map((file) => resolve(io.cwd, file)), split.commands)), ...scanned].map((entry) => ({
         ...entry,
         cwd: entry.cwd ?? io.cwd,
       }));
-      describe = (signal) => describeToolset(entries, { timeoutMs, renameHint: 'with "name" in a --config file', signal });
+      describe = (signal) => describeToolset(entries, { timeoutMs, describeTimeoutMs, renameHint: 'with "name" in a --config file', signal, onUndescribed });
     } catch (error) {
       if (error instanceof ConfigError) {
         say(error.message);
@@ -111,7 +135,7 @@ export const command: Command = {
     const [{ startInspector }, { openBrowser }] = await Promise.all([import('../../inspect/server.js'), import('../../inspect/browser.js')]);
     let inspector;
     try {
-      inspector = await startInspector({ tools, reload: () => describe(), host, port, defaultTimeoutMs: timeoutMs, log: say });
+      inspector = await startInspector({ tools, reload: describe, host, port, defaultTimeoutMs: timeoutMs, log: say });
     } catch (error) {
       say(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
       return CLI_EXIT.failed;

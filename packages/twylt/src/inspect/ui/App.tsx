@@ -101,6 +101,8 @@ export function App() {
   async function run(target: ToolInfo, inputJson: string, transport: TransportName, timeoutMs: number) {
     const controller = new AbortController();
     setRunning(controller);
+    // The result panel stays at the top beside a tall form: bring it into view, with its Cancel.
+    requestAnimationFrame(() => document.querySelector('.result')?.scrollIntoView({ block: 'nearest' }));
     try {
       setShown({ record: await callTool(target.name, inputJson, transport, timeoutMs, controller.signal) });
     } catch (error) {

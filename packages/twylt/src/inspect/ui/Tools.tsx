@@ -1,11 +1,24 @@
-/** The tool list, and the selected tool's identity, requirements and describe modes. */
+/**
+ * The tool list (grouped by category when there are several, with a filter box, so that a
+ * catalog of a hundred tools stays usable), and the selected tool's identity, requirements
+ * and describe modes.
+ */
+import { useState } from 'preact/hooks';
 import { DESCRIBE_MODES, type DescribeMode } from '../../protocol/constants.js';
 import type { ToolInfo } from '../types.js';
 import { JsonText } from './JsonText.js';
 
+/** From this many tools on, each takes less room: a line of description, no format line. */
+const COMPACT_FROM = 12;
+
 export function ToolList({ tools, selected, onSelect, onReload, reloading }: { tools: readonly ToolInfo[]; selected?: string; onSelect(name: string): void; onReload(): void; reloading: boolean }) {
+  const [filter, setFilter] = useState('');
+  const shown = tools.filter((tool) => matches(tool, filter));
+  const groups = groupByCategory(shown);
+  // A catalog in one group (or none given) keeps the plain list.
+  const headed = new Set(tools.map((tool) => tool.category)).size > 1;
   return (
-    <nav class="tools" aria-label="Tools">
+    <nav class={tools.length > COMPACT_FROM ? 'tools compact' : 'tools'} aria-label="Tools">
       <div class="tools-inner">
         <div class="panel-head">
           <h2>Tools</h2>
@@ -13,23 +26,58 @@ export function ToolList({ tools, selected, onSelect, onReload, reloading }: { t
             {reloading ? 'Reloading…' : 'Reload'}
           </button>
         </div>
-        <ul>
-          {tools.map((tool) => (
-            <li key={tool.name}>
-              <button type="button" class="tool" aria-current={tool.name === selected ? 'true' : undefined} onClick={() => onSelect(tool.name)}>
-                <span class="tool-name">{tool.name}</span>
-                <span class="tool-version">{tool.spec.version}</span>
-                <span class="tool-description">{tool.spec.description}</span>
-                <span class="tool-format">
-                  TWYLT {tool.spec.format_version} · {tool.spec.requirements?.tool} {tool.spec.requirements?.format}
-                </span>
-              </button>
-            </li>
-          ))}
-        </ul>
+        {tools.length > 1 && (
+          <div class="tool-filter">
+            <input type="search" aria-label="Filter tools" placeholder="Filter tools" value={filter} onInput={(event) => setFilter(event.currentTarget.value)} />
+            <p class="count" role="status">
+              {filter ? `${shown.length} of ${tools.length} tools` : `${tools.length} tools${headed ? ` in ${groups.length} categories` : ''}`}
+            </p>
+          </div>
+        )}
+        {shown.length === 0 && <p class="empty">No tool matches "{filter}".</p>}
+        {groups.map(([category, members]) => (
+          <section key={category} class="tool-group" aria-label={headed ? `Category ${category}` : undefined}>
+            {headed && (
+              <h3 class="category">
+                {category} <span class="count">{members.length}</span>
+              </h3>
+            )}
+            <ul>
+              {members.map((tool) => (
+                <li key={tool.name}>
+                  <button type="button" class="tool" aria-current={tool.name === selected ? 'true' : undefined} onClick={() => onSelect(tool.name)}>
+                    <span class="tool-name">{tool.name}</span>
+                    <span class="tool-version">{tool.spec.version}</span>
+                    <span class="tool-description">{tool.spec.description}</span>
+                    <span class="tool-format">
+                      TWYLT {tool.spec.format_version} · {tool.spec.requirements?.tool} {tool.spec.requirements?.format}
+                    </span>
+                  </button>
+                </li>
+              ))}
+            </ul>
+          </section>
+        ))}
       </div>
     </nav>
   );
+}
+
+/** Every word of the filter appears in the tool's name, description or category (any case). */
+function matches(tool: ToolInfo, filter: string): boolean {
+  const text = `${tool.name} ${tool.spec.description ?? ''} ${tool.category}`.toLowerCase();
+  return filter.toLowerCase().split(/\s+/).every((word) => text.includes(word));
+}
+
+/** The tools by category, categories in name order, tools in their served order. */
+function groupByCategory(tools: readonly ToolInfo[]): Array<[string, ToolInfo[]]> {
+  const groups = new Map<string, ToolInfo[]>();
+  for (const tool of tools) {
+    const members = groups.get(tool.category);
+    if (members) members.push(tool);
+    else groups.set(tool.category, [tool]);
+  }
+  return [...groups].sort(([a], [b]) => a.localeCompare(b));
 }
 
 export type DescribeShown = { mode: DescribeMode; text?: string; problem?: string };

@@ -1,7 +1,9 @@
 /**
- * The page's calls to its server. The token travels in the HttpOnly cookie the page's own
- * response set; the page never sees it. A call's input goes as JSON text written by
- * json.ts, so its numbers reach the tool exactly as typed.
+ * The page's calls to its server. The token travels as `Authorization: Bearer`, from this
+ * tab's sessionStorage: its origin's own, port included, so no page of another server on the
+ * same host can read it, and no cookie exists for the browser to send elsewhere (ADR 0030).
+ * A call's input goes as JSON text written by json.ts, so its numbers reach the tool
+ * exactly as typed.
  */
 import type { ApiErrorBody, CallRecord, DescribeRequest, DescribeResponse, HistoryResponse, ToolsResponse, TransportName } from '../types.js';
 import type { DescribeMode } from '../../protocol/constants.js';
@@ -16,14 +18,24 @@ export class ApiError extends Error {
   }
 }
 
+const TOKEN_KEY = 'twylt-inspect-token';
+
+/** Keep the link's token for this tab (it survives a reload, not a new tab). */
+export function keepToken(token: string): void {
+  sessionStorage.setItem(TOKEN_KEY, token);
+}
+
 async function request<T>(method: 'GET' | 'POST', path: string, body?: string, signal?: AbortSignal): Promise<T> {
   const response = await fetch(path, {
     method,
     body,
     signal,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    credentials: 'same-origin',
+    headers: { authorization: `Bearer ${sessionStorage.getItem(TOKEN_KEY) ?? ''}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    credentials: 'omit',
   });
+  if (response.status === 401) {
+    throw new ApiError(401, 'This page needs the link that twylt inspect printed on its terminal (it ends in #token=…); each run has a new one.');
+  }
   const text = await response.text();
   let parsed: unknown;
   try {

@@ -1,0 +1,162 @@
+/** `twylt scan`: find the TWYLT tools of folders, describe them, and write a catalog. */
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { DEFAULT_TIMEOUT_MS } from '../../client/process.js';
+import { ConfigError } from '../../toolset/config.js';
+import { ENVS_DIR_ENV, defaultEnvsDir } from '../../toolset/catalog/install.js';
+import { namesKept, writeCatalog } from '../../toolset/catalog/catalog.js';
+import { scanTools, type ScannedTool } from '../../toolset/catalog/scan.js';
+import { CLI_EXIT, UsageError, parseOptions, type Command } from '../command.js';
+import { interruptible } from '../interrupt.js';
+import { parseTimeout } from './describe.js';
+
+const HELP = `twylt scan: find the TWYLT tools in folders and write a catalog to serve
+
+Usage:
+  twylt scan DIR... [--json] [--write FILE] [--install] [--glob G]... [--exclude G]...
+                    [--timeout MS] [--jobs N] [--prefix DIR=PREFIX]... [--envs DIR]
+                    [--python CMD]
+
+A scan EXECUTES CODE FROM THE FOLDERS: every entry point it finds is started to describe
+itself. Scan only folders whose code you would run.
+
+Entry points: the tools a pack's manifest.json lists ({"name"?, "tools"?: [PATH or
+{"path", "launcher"?, "entry"?}]}); elsewhere, in each folder, a run.py launcher beside a
+tool.py, or else the first of tool.py, tool.ts, tool.mts, tool.js, tool.mjs; and files
+that --glob names. Hidden folders, node_modules, __pycache__ and test folders are never
+entered unless a --glob names them; nothing else is ever run.
+
+Each tool is reported as ok, needs_install (it describes with empty schemas and declares
+requirements: its dependencies are missing) or failed, with its category (the pack, then
+its subfolders) and one line why. Two tools with one name both fail, naming both files.
+
+Options:
+  --json             the report as JSON: {"tools": [{"name", "status", "command", "cwd",
+                     "category", "reason", "requirements", ...}]}
+  --write FILE       write the ok tools as a catalog: the tool-set config that
+                     twylt-mcp --config and twylt inspect --config read, with each tool's
+                     category, entry file, environment and describe cache; a "name" given
+                     in FILE by hand is kept by the next scan
+  --install          install the requirements of needs_install tools (pip --target,
+                     npm --prefix) into an environment cache keyed by their content, then
+                     describe them again; without it nothing is installed and the report
+                     shows the command that would run
+  --glob G           also run files matching G (relative to DIR; * ? **); repeatable
+  --exclude G        never look at paths matching G (relative to DIR); repeatable
+  --timeout MS       time-out of each describe (default ${DEFAULT_TIMEOUT_MS})
+  --jobs N           describes at once (default: the number of CPUs)
+  --prefix DIR=P     serve the tools found under DIR as P + their name; repeatable
+  --envs DIR         the environment cache (default $${ENVS_DIR_ENV}, else
+                     \${XDG_CACHE_HOME:-~/.cache}/twylt/envs)
+  --python CMD       the interpreter of Python tools (default python3)
+  -h, --help         show this help
+
+Exit codes: 0 every tool found is ok; 1 some are not, or none was found (the ok ones are
+still written); 64 wrong usage.
+
+Example:
+  twylt scan packs --install --write catalog.json && twylt-mcp --config catalog.json
+`;
+
+export const command: Command = {
+  name: 'scan',
+  help: HELP,
+  async run(args, io) {
+    const { values, positionals } = parseOptions({
+      args,
+      strict: true,
+      allowPositionals: true,
+      options: {
+        json: { type: 'boolean' },
+        write: { type: 'string' },
+        install: { type: 'boolean' },
+        glob: { type: 'string', multiple: true },
+        exclude: { type: 'string', multiple: true },
+        timeout: { type: 'string' },
+        jobs: { type: 'string' },
+        prefix: { type: 'string', multiple: true },
+        envs: { type: 'string' },
+        python: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+    if (values.help) {
+      io.stdout.write(HELP);
+      return CLI_EXIT.ok;
+    }
+    if (positionals.length === 0) throw new UsageError('no folder given: twylt scan DIR...');
+    const dirs = positionals.map((dir) => resolve(io.cwd, dir));
+    for (const [at, dir] of dirs.entries()) {
+      if (!(await isFolder(dir))) throw new UsageError(`"${positionals[at]}" is not a folder`);
+    }
+    const write = values.write === undefined ? undefined : resolve(io.cwd, values.write);
+    let names: Map<string, string> | undefined;
+    try {
+      names = write ? await namesKept(write) : undefined;
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      io.stderr.write(`twylt scan: ${error.message}\n(--write keeps the names given in it: fix it or remove it)\n`);
+      return CLI_EXIT.failed;
+    }
+    const options = {
+      globs: values.glob,
+      excludes: values.exclude,
+      timeoutMs: parseTimeout(values.timeout) ?? DEFAULT_TIMEOUT_MS,
+      jobs: parseJobs(values.jobs),
+      install: values.install ?? false,
+      envsDir: values.envs === undefined ? defaultEnvsDir(io.env) : resolve(io.cwd, values.envs),
+      python: values.python,
+      prefixes: (values.prefix ?? []).map((text) => parsePrefix(text, io.cwd)),
+      names,
+    };
+    const tools = await interruptible((signal) => scanTools(dirs, { ...options, signal }));
+    io.stdout.write(values.json ? `${JSON.stringify({ tools: tools.map(reportRow) }, null, 2)}\n` : table(tools));
+    const usable = tools.filter((tool) => tool.status === 'ok').length;
+    if (tools.length === 0) io.stderr.write(`twylt scan: no TWYLT tools found under ${positionals.join(', ')}\n`);
+    if (write) {
+      if (usable > 0) {
+        await writeCatalog(tools, write);
+        io.stderr.write(`twylt scan: wrote ${usable} tool${usable === 1 ? '' : 's'} to ${values.write}\n`);
+      } else io.stderr.write(`twylt scan: no ok tool, ${values.write} not written\n`);
+    }
+    return tools.length > 0 && usable === tools.length ? CLI_EXIT.ok : CLI_EXIT.failed;
+  },
+};
+
+/** A row of the JSON report. */
+function reportRow(tool: ScannedTool) {
+  const { name, version, status, command, cwd, category, reason, requirements, source, env } = tool;
+  return { name, version, status, command, cwd, category, reason, requirements, source, ...(env ? { env } : {}) };
+}
+
+/** The report for people: one line per tool, then the totals. */
+function table(tools: readonly ScannedTool[]): string {
+  const rows = [['NAME', 'VERSION', 'CATEGORY', 'STATUS', 'WHY'], ...tools.map((tool) => [tool.name ?? `(${tool.source})`, tool.version ?? '-', tool.category, tool.status, tool.reason || '-'])];
+  const widths = [0, 1, 2, 3].map((column) => Math.max(...rows.map((row) => row[column]!.length)));
+  const lines = rows.map((row) => row.map((cell, column) => (column < 4 ? cell.padEnd(widths[column]!) : cell)).join('  ').trimEnd());
+  const count = (status: string) => tools.filter((tool) => tool.status === status).length;
+  lines.push('', `${tools.length} tools: ${count('ok')} ok, ${count('needs_install')} need install, ${count('failed')} failed`);
+  return `${lines.join('\n')}\n`;
+}
+
+async function isFolder(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function parseJobs(text: string | undefined): number {
+  if (text === undefined) return availableParallelism();
+  const jobs = Number(text);
+  if (!/^\d+$/.test(text) || jobs < 1 || jobs > 1024) throw new UsageError(`--jobs takes a whole number from 1 to 1024; got "${text}"`);
+  return jobs;
+}
+
+function parsePrefix(text: string, cwd: string): { dir: string; prefix: string } {
+  const at = text.lastIndexOf('=');
+  if (at <= 0 || at === text.length - 1) throw new UsageError(`--prefix takes DIR=PREFIX, such as packs/git=git_; got "${text}"`);
+  return { dir: resolve(cwd, text.slice(0, at)), prefix: text.slice(at + 1) };
+}

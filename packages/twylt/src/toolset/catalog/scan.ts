@@ -1,0 +1,155 @@
+/**
+ * A scan: find the tools under folders (discover.ts), describe each one (at most `jobs` at
+ * once, each with its own time-out), install what their requirements name when asked
+ * (install.ts), and judge each: `ok`, `needs_install` (its launcher described it with empty
+ * schemas and it declares requirements) or `failed`. A name found twice fails both tools:
+ * a tool is never silently shadowed. Shared by `twylt scan`, `twylt-mcp --scan` and
+ * `twylt inspect --scan`.
+ */
+import { execFile } from 'node:child_process';
+import { basename, dirname, relative } from 'node:path';
+import { firstLine } from '../../client/errors.js';
+import type { ToolSpec } from '../../client/types.js';
+import { isRecord } from '../../protocol/record.js';
+import { CallLimiter } from '../limiter.js';
+import { createRunner } from '../runner.js';
+import { discoverTools, type DiscoverOptions, type FoundTool } from './discover.js';
+import { fingerprint } from './fingerprint.js';
+import { type EnvPlan, type InstallContext, defaultEnvsDir, installEnv, planEnv } from './install.js';
+import { runCommand } from './runtime.js';
+
+export type ScanStatus = 'ok' | 'needs_install' | 'failed';
+
+/** One tool found, as the report shows it and the catalog records it. */
+export interface ScannedTool {
+  /** The name it is served under (a catalog's override, else the published one); null when unknown. */
+  name: string | null;
+  version: string | null;
+  status: ScanStatus;
+  /** The argv that runs it (relative to `cwd`); empty when no runtime could be found. */
+  command: string[];
+  cwd: string;
+  category: string;
+  /** Why it is not `ok`, in one line; empty when it is. */
+  reason: string;
+  requirements: unknown;
+  /** The entry file. */
+  source: string;
+  /** What its calls need (PYTHONPATH, NODE_PATH of an installed environment). */
+  env?: Record<string, string>;
+  /** The describe the catalog caches, with the files it depends on. */
+  spec?: ToolSpec;
+  inputs: string[];
+  hash?: string;
+}
+
+export interface ScanOptions extends DiscoverOptions {
+  /** Time-out of each describe, in ms. */
+  timeoutMs: number;
+  /** Describes at once (at least 1). */
+  jobs: number;
+  /** Install the requirements of `needs_install` tools into the environment cache. */
+  install?: boolean;
+  /** The environment cache (default: defaultEnvsDir()). */
+  envsDir?: string;
+  /** The interpreter of Python tools (default python3). */
+  python?: string;
+  /** Names given by hand (a catalog's `name`), by entry file: they win over the published ones. */
+  names?: ReadonlyMap<string, string>;
+  /** Put before the published names of the tools under a folder (absolute); the deepest folder wins. */
+  prefixes?: readonly { dir: string; prefix: string }[];
+  signal?: AbortSignal;
+}
+
+/** Scan every folder; the tools in folder order, then path order. */
+export async function scanTools(dirs: readonly string[], options: ScanOptions): Promise<ScannedTool[]> {
+  const found = (await Promise.all(dirs.map((dir) => discoverTools(dir, options)))).flat();
+  const limiter = new CallLimiter({ maxConcurrent: options.jobs, maxQueue: Number.MAX_SAFE_INTEGER });
+  const context = installContext(options);
+  const installs = new Map<string, Promise<Awaited<ReturnType<typeof installEnv>>>>();
+  const scanned = await Promise.all(
+    found.map(async (tool) => {
+      const first = await judge(tool, undefined, limiter, options, context);
+      if (first.status !== 'needs_install' || !options.install || !first.plan) return first;
+      // One install per environment, however many tools share it.
+      const plan = first.plan;
+      let pending = installs.get(plan.dir);
+      if (!pending) installs.set(plan.dir, (pending = installEnv(plan, context.envsDir)));
+      const outcome = await pending;
+      if (!outcome.ok) return { ...first, status: 'failed' as const, reason: `installing its requirements failed: ${outcome.reason}` };
+      const again = await judge(tool, plan.env, limiter, options, context);
+      if (again.status === 'needs_install') return { ...again, status: 'failed' as const, reason: `its schemas are still empty with its requirements installed in ${plan.dir}` };
+      return again;
+    }),
+  );
+  return markDuplicates(scanned.map(({ plan: _plan, ...tool }) => tool));
+}
+
+type Judged = ScannedTool & { plan?: EnvPlan };
+
+/** Describe one tool (with `env` when given) and say what it is. */
+async function judge(found: FoundTool, env: Record<string, string> | undefined, limiter: CallLimiter, options: ScanOptions, context: InstallContext): Promise<Judged> {
+  const cwd = dirname(found.source);
+  const base: Judged = { name: null, version: null, status: 'failed', command: [], cwd, category: found.category, reason: '', requirements: null, source: found.source, inputs: found.inputs };
+  if (found.problem) return { ...base, reason: found.problem };
+  const run = await runCommand(found.source, { python: options.python });
+  if ('problem' in run) return { ...base, reason: run.problem };
+  const command = run.command.map((arg) => (arg === found.source ? basename(arg) : arg));
+  const entry = { command, cwd, env, timeoutMs: options.timeoutMs };
+  let spec: ToolSpec;
+  try {
+    spec = await limiter.run(() => createRunner(entry).spec({ signal: options.signal, timeoutMs: options.timeoutMs }), options.signal);
+  } catch (error) {
+    return { ...base, command, env, reason: `cannot describe it: ${firstLine((error as Error).message)}` };
+  }
+  const tool: Judged = { ...base, command, env, requirements: isRecord(spec) ? (spec.requirements ?? null) : null };
+  if (!isRecord(spec) || !isRecord(spec.inputSchema) || !isRecord(spec.outputSchema)) return { ...tool, reason: 'its json_spec lacks an inputSchema or outputSchema object' };
+  const name = options.names?.get(found.source) ?? (typeof spec.name === 'string' ? prefixOf(found.source, options) + spec.name : undefined);
+  if (typeof name !== 'string' || name === '') return { ...tool, reason: 'it publishes no name; give it one with "name" in the catalog' };
+  const described = { ...tool, name, version: typeof spec.version === 'string' ? spec.version : null, spec };
+  if (isEmptySchema(spec.inputSchema) && isEmptySchema(spec.outputSchema)) {
+    const plan = await planEnv(spec.requirements, context);
+    if (!plan) return { ...described, status: 'failed', reason: 'it publishes empty schemas and declares no requirements to install' };
+    return { ...described, status: 'needs_install', plan, reason: `its dependencies are missing; install them with --install, which runs: ${plan.command.join(' ')}` };
+  }
+  return { ...described, status: 'ok', hash: await fingerprint(found.inputs, entry) };
+}
+
+function prefixOf(source: string, options: ScanOptions): string {
+  const under = (options.prefixes ?? []).filter(({ dir }) => !relative(dir, source).startsWith('..'));
+  return under.sort((a, b) => b.dir.length - a.dir.length)[0]?.prefix ?? '';
+}
+
+/** A schema that says nothing about the data: what a launcher publishes when the tool cannot load. */
+function isEmptySchema(schema: Record<string, unknown>): boolean {
+  const saysNothing = new Set(['type', '$schema', 'title', 'description', 'additionalProperties']);
+  return Object.keys(schema).every((key) => saysNothing.has(key)) && schema.additionalProperties !== false;
+}
+
+/** Every tool whose name another usable tool also has fails, naming the other's file. */
+function markDuplicates(tools: ScannedTool[]): ScannedTool[] {
+  const byName = new Map<string, ScannedTool[]>();
+  for (const tool of tools) if (tool.name !== null && tool.status !== 'failed') byName.set(tool.name, [...(byName.get(tool.name) ?? []), tool]);
+  return tools.map((tool) => {
+    const same = tool.name === null || tool.status === 'failed' ? [] : byName.get(tool.name)!.filter((other) => other !== tool);
+    if (same.length === 0) return tool;
+    return {
+      ...tool,
+      status: 'failed',
+      reason: `the name "${tool.name}" is also published by ${same.map((other) => other.source).join(' and ')}; give all but one another "name" in the catalog (--write keeps it)`,
+    };
+  });
+}
+
+function installContext(options: ScanOptions): InstallContext {
+  const python = options.python ?? 'python3';
+  let version: Promise<string> | undefined;
+  return {
+    envsDir: options.envsDir ?? defaultEnvsDir(),
+    python,
+    pythonVersion: () =>
+      (version ??= new Promise((done) => {
+        execFile(python, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])'], (error, stdout) => done(error ? 'unknown' : String(stdout).trim()));
+      })),
+  };
+}
