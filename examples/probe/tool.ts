@@ -4,7 +4,7 @@
  * exactly what the runtime enforces and publishes.
  */
 import { Tool } from 'twylt';
-import { ProbeInput, ProbeOutput, type ProbeInputValue } from './schemas.js';
+import { ProbeInput, ProbeOutput, type ProbeInputValue } from './schemas.ts';
 
 class Probe extends Tool<typeof ProbeInput, typeof ProbeOutput> {
   inputSchema = ProbeInput;

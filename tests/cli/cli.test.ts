@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { styleFor } from '../../packages/twylt/src/cli/style.js';
 import { NO_PYTHON_REASON, noPython, pythonTool } from '../support/python.js';
-import { repoRoot, runTwylt, tsxNode } from '../support/twylt-cli.js';
+import { repoRoot, runTwylt, tsRuntime } from '../support/twylt-cli.js';
 
 const ANSI = /\x1b\[/;
 
@@ -131,8 +131,8 @@ describe.skipIf(noPython)(`on the foreign Python tool (${noPython ? NO_PYTHON_RE
   });
 });
 
-describe('on a TypeScript example (run through tsx)', () => {
-  const echo = [...tsxNode, join(repoRoot, 'examples', 'echo', 'tool.ts')];
+describe('on a TypeScript example (run from source)', () => {
+  const echo = [...tsRuntime, join(repoRoot, 'examples', 'echo', 'tool.ts')];
 
   it('describe and call work', async () => {
     const described = await runTwylt(['describe', '--', ...echo]);

@@ -36,6 +36,12 @@ describe('the TypeScript examples', () => {
     expect(code).toBe(0);
   }, 180_000);
 
+  it('flags an open model of a TypeScript tool: schema.closed fails, naming it, and the check exits 1 (not only the Python fixtures, which need python3)', async () => {
+    const { code, report } = await check(fixture('open_object'));
+    expect(report.results.filter((r) => r.status === 'fail').map((r) => `${r.id}: ${r.message}`)).toEqual(['schema.closed: outputSchema is an open object']);
+    expect(code).toBe(1);
+  }, 180_000);
+
   for (const example of examples) {
     const name = example.slice(join(repoRoot, 'examples').length + 1);
     it(`passes every check: examples/${name}`, async () => {

@@ -8,7 +8,8 @@ import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ROOT } from '../support/process.js';
+import { ROOT, run } from '../support/process.js';
+import { RUNTIME_NAMES, runtimeArgv, runtimeBinary, runtimeMissing } from '../support/runtimes.js';
 import { consoleSteps, fencedBlocks, fileName, readDoc, runSession, showsAs, type Block } from './markdown.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'twylt-guides-'));
@@ -90,6 +91,21 @@ describe('docs/testing-tools.md, as written', () => {
     const count = testing.filter((block) => block.lang === 'ts').reduce((sum, block) => sum + (block.body.match(/^\s*it\(/gm) ?? []).length, 0);
     expect(vitest).toMatch(new RegExp(`Tests\\s+${count} passed \\(${count}\\)`));
   }, 180_000);
+});
+
+describe("docs/testing-tools.md's two files on every runtime, from source", () => {
+  for (const runtime of RUNTIME_NAMES) {
+    const missing = runtimeBinary(runtime) === undefined ? runtimeMissing(runtime) : undefined;
+    it.skipIf(missing !== undefined)(`${runtime}${missing ? `: skipped, ${missing}` : ''}: main.ts imports ./echo.ts and answers`, async () => {
+      const { dir, env } = project();
+      writeFileSync(join(dir, 'package.json'), '{ "name": "echo", "private": true, "type": "module" }\n');
+      writeFiles(dir, testing.filter((block) => ['echo.ts', 'main.ts'].includes(fileName(block) ?? '')));
+      const result = await run([...runtimeArgv(runtime), 'main.ts', '{"text": "hi"}'], { cwd: dir, env });
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout)).toEqual({ text: 'hi' });
+    }, 60_000);
+  }
 });
 
 describe.skipIf(!hasNpm)(`docs/distributing.md, as written${hasNpm ? '' : ': skipped, npm is not on the PATH'}`, () => {

@@ -1,12 +1,13 @@
 /** Running guardrails fixture tools as real processes. */
 import { existsSync } from 'node:fs';
 import { ROOT, run, type Finished } from '../support/process.js';
+import { JS_RUNTIME } from '../support/runtimes.js';
 
 /** A compiled guardrails fixture (tests/fixtures/guardrails/<name>.ts, built by `npm run build`). */
 function fixture(name: string): string[] {
   const compiled = `${ROOT}build/tests/fixtures/guardrails/${name}.js`;
   if (!existsSync(compiled)) throw new Error(`${compiled} is missing: run npm run build first`);
-  return [process.execPath, compiled];
+  return [...JS_RUNTIME, compiled];
 }
 
 export const probe = fixture('workspace-probe');

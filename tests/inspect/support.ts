@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { JS_RUNTIME } from '../support/runtimes.js';
 import { repoRoot, twyltBin } from '../support/twylt-cli.js';
 
 export const fixturesDir = fileURLToPath(new URL('./fixtures/', import.meta.url));
@@ -28,7 +29,7 @@ const LINK = /^twylt inspect: (http:\/\/127\.0\.0\.1:(\d+))\/#token=([\w-]+)$/m;
 
 /** Start `twylt inspect --no-open --port 0 <args>` and wait for its link (30 s at most). */
 export function startInspect(args: string[], env: Record<string, string> = {}, options: { open?: boolean } = {}): Promise<Inspect> {
-  const child = spawn(process.execPath, [twyltBin, 'inspect', ...(options.open ? [] : ['--no-open']), '--port', '0', ...args], {
+  const child = spawn(JS_RUNTIME[0]!, [...JS_RUNTIME.slice(1), twyltBin, 'inspect', ...(options.open ? [] : ['--no-open']), '--port', '0', ...args], {
     cwd: repoRoot,
     env: { ...process.env, NO_COLOR: '1', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -11,8 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { errorOf, example, type Finished } from '../support/process.js';
-import { bytesRead, waitUntilPollingFile, waitUntilRead, waitUntilReadingStdin } from '../support/processes.js';
+import { bytesRead, waitUntilWaitingOnFifo, waitUntilRead, waitUntilReadingStdin } from '../support/processes.js';
 import { NO_PYTHON_REASON, noPython, python } from '../support/python.js';
+import { runtimeCannot } from '../support/runtimes.js';
 
 const echo = example('echo');
 const freshDir = () => mkdtempSync(join(tmpdir(), 'twylt-stdin-'));
@@ -133,8 +134,9 @@ describe('stdin that never closes', () => {
 });
 
 describe('input.json is a FIFO (file mode)', () => {
-  // Opened without blocking and read as a pipe: the tool waits for a writer in epoll, where
-  // SIGTERM's handler can still run (a blocking open held it: only SIGKILL ended the tool).
+  // The tool waits for a writer where SIGTERM's handler can still run: in epoll (Node), or in
+  // a worker thread that its exit does not wait for (Bun, Deno). A blocking open on Node's
+  // thread pool held it: only SIGKILL ended the tool.
   function fifoDir(): { dir: string; fifo: string } {
     const dir = freshDir();
     const fifo = join(dir, 'input.json');
@@ -144,7 +146,7 @@ describe('input.json is a FIFO (file mode)', () => {
   it('without a writer: SIGTERM ends the wait, exit 143, no output.json', async () => {
     const { dir, fifo } = fifoDir();
     const { child, done } = start(echo, 'ignore', dir);
-    await waitUntilPollingFile(child.pid!, fifo);
+    await waitUntilWaitingOnFifo(child.pid!, fifo);
     child.kill('SIGTERM');
     expect(await done).toMatchObject({ code: 143, signal: null, stdout: '', stderr: '' });
     expect(readdirSync(dir)).toEqual(['input.json']);
@@ -152,14 +154,15 @@ describe('input.json is a FIFO (file mode)', () => {
   it('a writer that comes later is waited for and read', async () => {
     const { dir, fifo } = fifoDir();
     const { child, done } = start(echo, 'ignore', dir);
-    await waitUntilPollingFile(child.pid!, fifo);
+    await waitUntilWaitingOnFifo(child.pid!, fifo);
     writeFileSync(fifo, '{"text": "late"}');
     expect(await done).toMatchObject({ code: 0, stdout: '', stderr: '' });
     expect(JSON.parse(readFileSync(join(dir, 'output.json'), 'utf8'))).toEqual({ text: 'late' });
   });
 });
 
-describe.skipIf(noPython)(`stdin is non-blocking (${noPython ? NO_PYTHON_REASON : 'python3 found'})`, () => {
+const nonBlockingSkip = noPython ? NO_PYTHON_REASON : runtimeCannot('wait on a non-blocking stdin');
+describe.skipIf(nonBlockingSkip !== undefined)(`stdin is non-blocking (${nonBlockingSkip ?? 'python3 found'})`, () => {
   // A parent may leave O_NONBLOCK on the stdin it hands down; reads then fail with EAGAIN
   // until data arrives. Node's own spawn always hands a blocking stdin, hence Python here.
   const NONBLOCKING = [

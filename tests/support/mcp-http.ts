@@ -8,7 +8,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { BRIDGE_CLI, bridgeEnv } from './mcp.js';
+import { bridgeCommand, bridgeEnv } from './mcp.js';
 import { ROOT } from './process.js';
 
 const LISTENING = /twylt-mcp: listening on (http:\/\/\S+)\n/;
@@ -31,10 +31,9 @@ export interface HttpBridgeProcess {
   stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Start `twylt-mcp --http 127.0.0.1:0 ARGS...` and wait for its listening line. */
-export async function startHttpBridge(args: readonly string[], env: Record<string, string> = {}): Promise<HttpBridgeProcess> {
-  if (!existsSync(BRIDGE_CLI)) throw new Error(`${BRIDGE_CLI} is missing: run npm run build first`);
-  const child = spawn(process.execPath, [BRIDGE_CLI, '--http', '127.0.0.1:0', ...args], {
+/** Start `twylt-mcp --http 127.0.0.1:0 ARGS...` and wait for its listening line; `command` runs the bridge (default: bridgeCommand()). */
+export async function startHttpBridge(args: readonly string[], env: Record<string, string> = {}, command: readonly string[] = bridgeCommand()): Promise<HttpBridgeProcess> {
+  const child = spawn(command[0]!, [...command.slice(1), '--http', '127.0.0.1:0', ...args], {
     cwd: ROOT,
     env: { ...bridgeEnv(), ...env },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -5,10 +5,11 @@ import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ROOT } from './process.js';
+import { JS_RUNTIME } from './runtimes.js';
 
 export const BRIDGE_CLI = `${ROOT}packages/twylt-mcp/dist/cli.js`;
-export const SLEEPER = [process.execPath, `${ROOT}tests/fixtures/mcp/sleeper.mjs`];
-export const MISFIT = [process.execPath, `${ROOT}tests/fixtures/mcp/misfit.mjs`];
+export const SLEEPER = [...JS_RUNTIME, `${ROOT}tests/fixtures/mcp/sleeper.mjs`];
+export const MISFIT = [...JS_RUNTIME, `${ROOT}tests/fixtures/mcp/misfit.mjs`];
 export const PY_ECHO = ['python3', `${ROOT}tests/fixtures/python/echo_tool.py`];
 
 /** Whether the foreign Python fixtures can run here. */
@@ -32,12 +33,17 @@ export function bridgeEnv(): Record<string, string> {
   return env;
 }
 
-/** Start `twylt-mcp ARGS...` over stdio, `env` added to bridgeEnv(), and connect a client to it. */
-export async function startBridge(args: readonly string[], env: Record<string, string> = {}): Promise<Bridge> {
+/** The repository's `twylt-mcp`, on the runtime under test. */
+export function bridgeCommand(): string[] {
   if (!existsSync(BRIDGE_CLI)) throw new Error(`${BRIDGE_CLI} is missing: run npm run build first`);
+  return [...JS_RUNTIME, BRIDGE_CLI];
+}
+
+/** Start `twylt-mcp ARGS...` over stdio, `env` added to bridgeEnv(), and connect a client to it; `command` runs the bridge (default: bridgeCommand()). */
+export async function startBridge(args: readonly string[], env: Record<string, string> = {}, command: readonly string[] = bridgeCommand()): Promise<Bridge> {
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [BRIDGE_CLI, ...args],
+    command: command[0]!,
+    args: [...command.slice(1), ...args],
     cwd: ROOT,
     env: { ...bridgeEnv(), ...env },
     stderr: 'pipe',
@@ -106,7 +112,7 @@ export interface RawBridge {
 
 /** Start `twylt-mcp ARGS...` over stdio, `env` added to bridgeEnv(), and initialize it by hand. */
 export async function startRawBridge(args: readonly string[], env: Record<string, string> = {}): Promise<RawBridge> {
-  const child = spawn(process.execPath, [BRIDGE_CLI, ...args], { cwd: ROOT, env: { ...bridgeEnv(), ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(JS_RUNTIME[0]!, [...JS_RUNTIME.slice(1), BRIDGE_CLI, ...args], { cwd: ROOT, env: { ...bridgeEnv(), ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   const messages: Record<string, any>[] = [];
   let stdout = '';
   let stderr = '';

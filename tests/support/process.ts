@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
+import { JS_RUNTIME, TS_RUNTIME } from './runtimes.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -51,17 +52,17 @@ export function run(argv: readonly string[], options: SpawnOptions = {}): Promis
   });
 }
 
-/** The compiled example, run with plain node (built by `npm run build`). */
+/** The compiled example (built by `npm run build`), run on the runtime under test (support/runtimes.ts). */
 export function example(name: string): string[] {
   if (testBuilt()) return builtSingle('examples', name);
   const compiled = `${ROOT}build/examples/${name}/tool.js`;
   if (!existsSync(compiled)) throw new Error(`${compiled} is missing: run npm run build first`);
-  return [process.execPath, compiled];
+  return [...JS_RUNTIME, compiled];
 }
 
-/** The example's TypeScript source, run through tsx. */
+/** The example's TypeScript source: through tsx on Node 20, natively on the other runtimes. */
 export function exampleSource(name: string): string[] {
-  return [process.execPath, '--import', 'tsx', `${ROOT}examples/${name}/tool.ts`];
+  return [...TS_RUNTIME, `${ROOT}examples/${name}/tool.ts`];
 }
 
 /** Parses the single JSON error line a JSON-mode failure writes to stderr. */
@@ -76,7 +77,7 @@ export function fixture(name: string): string[] {
   if (testBuilt()) return builtSingle('fixtures', name);
   const compiled = `${ROOT}build/tests/fixtures/runtime/${name}.js`;
   if (!existsSync(compiled)) throw new Error(`${compiled} is missing: run npm run build first`);
-  return [process.execPath, compiled];
+  return [...JS_RUNTIME, compiled];
 }
 
 /**
@@ -107,5 +108,5 @@ function builtSingle(kind: 'examples' | 'fixtures', name: string): string[] {
   }
   const file = singleFile(kind, name);
   if (!existsSync(file)) throw new Error(`${file} is missing: run npx vitest run tests/build first`);
-  return [process.execPath, file];
+  return [...JS_RUNTIME, file];
 }

@@ -50,7 +50,29 @@ function polls(pid: number, target: number): boolean {
   return false;
 }
 
-const pollsStdin = (pid: number) => polls(pid, 0);
+/** read(2)'s system call number, as /proc/PID/task/TID/syscall shows it (Linux x64, arm64). */
+const READ_SYSCALL = process.arch === 'arm64' ? 63 : 0;
+
+/**
+ * Is a thread of `pid` blocked in read(2) on its descriptor `target`, or on a copy of it?
+ * (How Deno waits on stdin: a worker thread reads a duplicate of fd 0.)
+ */
+function blockedReading(pid: number, target: number): boolean {
+  try {
+    const file = readlinkSync(`/proc/${pid}/fd/${target}`);
+    const copies = readdirSync(`/proc/${pid}/fd`).filter((fd) => readlinkSync(`/proc/${pid}/fd/${fd}`) === file);
+    const calls = copies.map((fd) => `${READ_SYSCALL} 0x${Number(fd).toString(16)} `);
+    return readdirSync(`/proc/${pid}/task`).some((task) => {
+      const syscall = readFileSync(`/proc/${pid}/task/${task}/syscall`, 'utf8');
+      return calls.some((call) => syscall.startsWith(call));
+    });
+  } catch {
+    return false; // ended meanwhile
+  }
+}
+
+/** Does `pid` wait for data on its stdin: in epoll (Node, Bun), or in a worker thread's read (Deno)? */
+const waitsOnStdin = (pid: number) => polls(pid, 0) || blockedReading(pid, 0);
 
 /** Does `pid` wait in epoll on a descriptor open on `path`? */
 function pollsFile(pid: number, path: string): boolean {
@@ -62,10 +84,23 @@ function pollsFile(pid: number, path: string): boolean {
   }
 }
 
-/** Resolves once `pid` waits (in epoll, not blocked in a system call) for data from the file at `path`. Linux only. */
-export async function waitUntilPollingFile(pid: number, path: string, ms = 10_000): Promise<void> {
+/** Is a thread of `pid` blocked opening a FIFO that has no writer yet? (the kernel's wait_for_partner). */
+function opensFifo(pid: number): boolean {
+  try {
+    return readdirSync(`/proc/${pid}/task`).some((task) => readFileSync(`/proc/${pid}/task/${task}/wchan`, 'utf8') === 'wait_for_partner');
+  } catch {
+    return false; // ended meanwhile
+  }
+}
+
+/**
+ * Resolves once `pid` waits for a writer of the FIFO at `path`: in epoll on a descriptor open
+ * on it (Node), or in a worker thread's open of it (Bun and Deno, whose exit does not wait
+ * for that thread). Either way its main thread is free to handle a signal. Linux only.
+ */
+export async function waitUntilWaitingOnFifo(pid: number, path: string, ms = 10_000): Promise<void> {
   const end = Date.now() + ms;
-  while (!pollsFile(pid, path)) {
+  while (!pollsFile(pid, path) && !opensFifo(pid)) {
     if (Date.now() > end) throw new Error(`process ${pid} never waited on ${path} within ${ms} ms`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -73,7 +108,7 @@ export async function waitUntilPollingFile(pid: number, path: string, ms = 10_00
 
 /** Does `pid`, or a process it started, wait for data on its stdin now? Linux only. */
 export function isReadingStdin(pid: number): boolean {
-  return family(pid).some(pollsStdin);
+  return family(pid).some(waitsOnStdin);
 }
 
 /**
@@ -84,7 +119,7 @@ export function isReadingStdin(pid: number): boolean {
 export async function waitUntilReadingStdin(pid: number, ms = 10_000): Promise<number> {
   const end = Date.now() + ms;
   for (;;) {
-    const reader = family(pid).find(pollsStdin);
+    const reader = family(pid).find(waitsOnStdin);
     if (reader !== undefined) return reader;
     if (Date.now() > end) throw new Error(`process ${pid} never waited on its stdin within ${ms} ms`);
     await new Promise((resolve) => setTimeout(resolve, 20));

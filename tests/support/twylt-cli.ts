@@ -1,8 +1,9 @@
-/** Run the built `twylt` command (packages/twylt/dist/cli/main.js) as a real process. */
+/** Run the built `twylt` command (packages/twylt/dist/cli/main.js) as a real process, on the runtime under test. */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ConformanceReport } from '../../packages/twylt/src/conformance/index.js';
+import { JS_RUNTIME, TS_RUNTIME } from './runtimes.js';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 export const twyltBin = fileURLToPath(new URL('../../packages/twylt/dist/cli/main.js', import.meta.url));
@@ -16,7 +17,7 @@ export interface CliRun {
 export function runTwylt(args: string[], options: { stdin?: string; env?: Record<string, string>; cwd?: string } = {}): Promise<CliRun> {
   if (!existsSync(twyltBin)) throw new Error(`${twyltBin} is missing: run "npm run build -w twylt" first`);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [twyltBin, ...args], {
+    const child = spawn(JS_RUNTIME[0]!, [...JS_RUNTIME.slice(1), twyltBin, ...args], {
       cwd: options.cwd ?? repoRoot,
       env: { ...process.env, NO_COLOR: '', ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -31,8 +32,8 @@ export function runTwylt(args: string[], options: { stdin?: string; env?: Record
   });
 }
 
-/** `node --import <tsx>`: how the repo's TypeScript examples run without a build step. */
-export const tsxNode = [process.execPath, '--import', import.meta.resolve('tsx')];
+/** How the repo's TypeScript examples run without a build step: tsx on Node 20, natively elsewhere. */
+export const tsRuntime = TS_RUNTIME;
 
 /** `twylt check --json [options] -- <command>`: the parsed report, or an error saying what was printed instead. */
 export async function checkReport(

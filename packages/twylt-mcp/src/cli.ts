@@ -2,7 +2,7 @@
 /** The `twylt-mcp` command. Exit codes: 1 when the bridge cannot start, 2 for a usage error. */
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { DEFAULT_TIMEOUT_MS, UsageError } from 'twylt/toolset';
+import { commandLineArguments, DEFAULT_TIMEOUT_MS, UsageError } from 'twylt/toolset';
 import { parseCli, USAGE, type AuthPlan, type CliPlan } from './args.js';
 import type { HttpOAuthOptions } from './http.js';
 import { stderrLog } from './log.js';
@@ -145,4 +145,5 @@ async function readToken(file: string | undefined): Promise<string | undefined> 
   return token;
 }
 
-await main(process.argv.slice(2));
+// Options or `--` come first: under Bun, which drops a leading `--`, it is put back.
+await main(commandLineArguments(true));

@@ -14,6 +14,7 @@ import { builtinModules, createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BuildOptions as EsbuildOptions, Plugin } from 'esbuild';
+import { scriptCommand } from '../protocol/runtime.js';
 import type { JsonSpec } from '../tool/hooks.js';
 import { runQuiet } from './child.js';
 import { BuildError } from './errors.js';
@@ -277,7 +278,7 @@ async function askSpec(entry: string, code: string): Promise<JsonSpec> {
   const probe = join(dirname(entry), `.${basename(entry)}.twylt-build-${process.pid}.mjs`);
   await writeFile(probe, code);
   try {
-    const { code: exit, stdout, stderr } = await runQuiet([process.execPath, probe, '{"describe": "json_spec"}'], dirname(probe));
+    const { code: exit, stdout, stderr } = await runQuiet(scriptCommand(probe, ['{"describe": "json_spec"}']), dirname(probe));
     if (exit !== 0) throw new BuildError(`${entry} did not describe itself (exit ${exit}):\n${(stderr.trim() || stdout.trim()).slice(-4000)}`);
     try {
       return JSON.parse(stdout) as JsonSpec;

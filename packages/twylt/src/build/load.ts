@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script, type ScriptOptions } from 'node:vm';
+import { MAKES_NODE_CODE_CACHE } from '../protocol/runtime.js';
 
 /** What the bundle sees as `import.meta` (esbuild rewrites `import.meta.url` and co. to this). */
 export const IMPORT_META = '__twyltImportMeta';
@@ -32,7 +33,7 @@ export function evaluateTool(code: string, cache: string | undefined, url: strin
   run.call(undefined, module.exports, createRequire(url), module, filename, meta.dirname, meta);
 }
 
-/** The code cache of a bundle, made by the Node that builds it. */
-export function codeCache(code: string): string {
-  return new Script(wrapBundle(code)).createCachedData().toString('base64');
+/** The code cache of a bundle, made by the Node that builds it; none when Bun or Deno builds. */
+export function codeCache(code: string): string | undefined {
+  return MAKES_NODE_CODE_CACHE ? new Script(wrapBundle(code)).createCachedData().toString('base64') : undefined;
 }

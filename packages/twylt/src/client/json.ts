@@ -11,6 +11,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { withExactIntegers } from '../protocol/integers.js';
+import { RUNTIME } from '../protocol/runtime.js';
 
 /**
  * What must survive a parse:
@@ -148,9 +149,10 @@ interface JsonFeatures {
 let features: JsonFeatures | undefined;
 
 /**
- * `JSON.rawJSON` and the source text of parsed values (a TC39 proposal that V8 ships from
- * 11.4, Node 21). Node 20's V8 has both behind a flag: set it, then take `rawJSON` from a
- * fresh context, where it is installed; the main context's JSON.stringify honours its results.
+ * `JSON.rawJSON` and the source text of parsed values (a TC39 proposal): native in Node 21+
+ * (V8 11.4), Bun and Deno, and taken as they are there. Node 20's V8 has both behind a flag:
+ * set it, then take `rawJSON` from a fresh context, where it is installed; the main
+ * context's JSON.stringify honours its results.
  */
 function jsonFeatures(): JsonFeatures {
   if (features) return features;
@@ -162,7 +164,7 @@ function jsonFeatures(): JsonFeatures {
   const rawJSON = json.rawJSON;
   const probe = JSON.parse('[1.0]', (_key, value, context?: { source?: string }) => (typeof value === 'number' ? context?.source : value)) as unknown[];
   if (typeof rawJSON !== 'function' || probe[0] !== '1.0') {
-    throw new Error(`exact JSON numbers need JSON.rawJSON and JSON.parse source text access, which this Node.js ${process.version} lacks`);
+    throw new Error(`exact JSON numbers need JSON.rawJSON and JSON.parse source text access, which ${RUNTIME} lacks`);
   }
   features = {
     rawJSON,

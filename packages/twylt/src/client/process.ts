@@ -4,6 +4,7 @@
  * what the tool printed happens here; that is the client's job.
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawnFailure } from '../protocol/runtime.js';
 import { decodeUtf8Strict } from '../protocol/utf8.js';
 import { AbortError, OutputTooLargeError, SpawnError, TimeoutError } from './errors.js';
 import { killTool, spawnTool } from './spawn.js';
@@ -79,7 +80,7 @@ export function runProcess(command: readonly string[], options: RunOptions = {})
     } catch (error) {
       // Some failures throw at once instead of emitting 'error': E2BIG (an argument list
       // beyond the system's limit), an invalid argument.
-      reject(new SpawnError(`cannot run ${file}: ${(error as Error).message}`, command, {}, { cause: error }));
+      reject(new SpawnError(`cannot run ${file}: ${spawnFailure(error as NodeJS.ErrnoException, file!)}`, command, {}, { cause: error }));
       return;
     }
 
@@ -144,7 +145,7 @@ export function runProcess(command: readonly string[], options: RunOptions = {})
     child.on('error', (error: NodeJS.ErrnoException) => {
       // Spawn failures ('ENOENT', 'EACCES') come here and no 'close' may follow.
       if (child.pid === undefined) {
-        finish(() => reject(new SpawnError(`cannot run ${file}: ${error.message}`, command, {}, { cause: error })));
+        finish(() => reject(new SpawnError(`cannot run ${file}: ${spawnFailure(error, file!)}`, command, {}, { cause: error })));
       }
     });
     child.on('exit', (exitCode, signal) => {

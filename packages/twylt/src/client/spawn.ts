@@ -8,6 +8,7 @@
  */
 import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Writable } from 'node:stream';
+import { evalCommand } from '../protocol/runtime.js';
 import { keeperMain } from './keeper.js';
 
 export interface SpawnToolOptions {
@@ -68,8 +69,8 @@ let keeperFailed = false;
 function keeper(): Writable | undefined {
   if (keeperStdin || keeperFailed) return keeperStdin;
   try {
-    const evaluate = process.versions.deno ? 'eval' : '-e';
-    const child = spawn(process.execPath, [evaluate, `(${keeperMain.toString()})()`], {
+    const [runtime, ...evaluate] = evalCommand(`(${keeperMain.toString()})()`);
+    const child = spawn(runtime!, evaluate, {
       stdio: ['pipe', 'ignore', 'ignore'],
       // Not in the consumer's group: a Ctrl-C or a group kill aimed at the consumer must
       // leave the keeper to do its job.

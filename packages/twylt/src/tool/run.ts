@@ -190,7 +190,16 @@ function keepStdoutForResults(): void {
   if (realStdoutWrite) return;
   realStdoutWrite = process.stdout.write.bind(process.stdout);
   process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+  // Bun's and Deno's console writes to fd 1 without process.stdout.write: the console methods
+  // that print to stdout print through a console on stderr, on every runtime alike.
+  const { Console } = process.getBuiltinModule?.('node:console') ?? {};
+  if (Console === undefined) return;
+  const onStderr = new Console({ stdout: process.stderr, stderr: process.stderr });
+  for (const method of CONSOLE_STDOUT_METHODS) (console as any)[method] = onStderr[method].bind(onStderr);
 }
+
+/** The console methods that print to stdout (the others print to stderr already). */
+const CONSOLE_STDOUT_METHODS = ['log', 'info', 'debug', 'dir', 'dirxml', 'table', 'group', 'groupCollapsed', 'groupEnd', 'count', 'countReset', 'time', 'timeEnd', 'timeLog'] as const;
 
 /** Resolves once the text has been handed to the OS, or the stream has failed. */
 function write(stream: Writable, text: string): Promise<void> {

@@ -4,6 +4,7 @@
  */
 import { closeSync, constants, fstatSync, openSync, read, statSync, type Stats } from 'node:fs';
 import type { Readable } from 'node:stream';
+import { fifoStream } from '../protocol/runtime.js';
 import { takeReplayedStdin } from './hooks.js';
 
 export type Stdin = Readable & { isTTY?: boolean };
@@ -105,14 +106,9 @@ function joinChunks(chunks: Buffer[]): Buffer {
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
 
-/**
- * A FIFO opened non-blocking, read as a pipe: epoll waits for its writer and its data, so
- * no thread blocks. net is loaded only here (a FIFO input.json is rare), without import():
- * built files run the tool as a vm.Script, which has no dynamic import.
- */
-export async function readPipe(fd: number, limit: number): Promise<Buffer> {
-  const { Socket } = process.getBuiltinModule?.('node:net') ?? (await import('node:net'));
-  return readAll(new Socket({ fd, readable: true, writable: false }), [], limit + 1);
+/** A FIFO opened non-blocking (`fd`, at `path`), read to its end or `limit` + 1 bytes without holding a thread. */
+export async function readFifo(fd: number, path: string, limit: number): Promise<Buffer> {
+  return readAll(await fifoStream(fd, path), [], limit + 1);
 }
 
 /** The rest of the stream after `chunks`, up to `cap` bytes in all; leaving the loop early destroys the stream. */

@@ -13,7 +13,7 @@ import { jsonKind } from '../protocol/record.js';
 import { decodeUtf8Strict } from '../protocol/utf8.js';
 import { takeHandedRequest } from './hooks.js';
 import type { JsonObject, Request } from './request.js';
-import { readPipe, readStdin, type Stdin } from './stdin.js';
+import { readFifo, readStdin, type Stdin } from './stdin.js';
 
 export { processStdin, readStdin, type Stdin } from './stdin.js';
 
@@ -66,8 +66,8 @@ export async function readInputFile(cwd: string, limit: number): Promise<unknown
 /**
  * A file's bytes, or null when it holds more than `limit` (reading stops there). A regular
  * file takes one read into a buffer of its size (the promise API reads in 512 KB round
- * trips); a FIFO is read as a pipe, waiting for its writer without blocking the thread, so
- * SIGTERM's handler still runs (a blocking open would hold it); a device is read in chunks
+ * trips); a FIFO waits for its writer without holding a thread, so SIGTERM's handler still
+ * runs (a blocking open would hold it: see fifoStream); a device is read in chunks
  * until EOF or the limit.
  */
 async function readUpTo(path: string, limit: number): Promise<Buffer | null> {
@@ -81,8 +81,8 @@ async function readUpTo(path: string, limit: number): Promise<Buffer | null> {
       return bytes.length > limit ? null : bytes;
     }
     if (stat.isFIFO()) {
-      close = false; // the pipe's stream owns the descriptor
-      const bytes = await readPipe(fd, limit);
+      close = false; // the FIFO's stream owns the descriptor
+      const bytes = await readFifo(fd, path, limit);
       return bytes.length > limit ? null : bytes;
     }
     const chunks: Buffer[] = [];
