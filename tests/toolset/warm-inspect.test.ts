@@ -27,21 +27,21 @@ describe('twylt inspect --warm', () => {
     const inspect = await startInspect(['--config', join(dir, 'tools.json'), '--warm', '2']);
     const seen = new Set<number>();
     try {
-      const page = await send(inspect.port, { path: `/?token=${inspect.token}` });
-      const cookie = String(page.headers['set-cookie']).split(';')[0]!;
+      // The page's credential: a bearer header on /api (ADR 0030).
+      const auth = { authorization: `Bearer ${inspect.token}` };
       const json = (reply: Reply) => JSON.parse(reply.body);
       const post = (path: string, body: unknown) =>
         send(inspect.port, {
           method: 'POST',
           path,
-          headers: { cookie, origin: inspect.origin, 'content-type': 'application/json', 'sec-fetch-site': 'same-origin' },
+          headers: { ...auth, origin: inspect.origin, 'content-type': 'application/json', 'sec-fetch-site': 'same-origin' },
           body: JSON.stringify(body),
         });
 
       await waitFor(() => waiting().length >= 2, 'two warm processes', 30_000);
       const first = waiting();
       for (const pid of first) seen.add(pid);
-      const tools = json(await send(inspect.port, { path: '/api/tools', headers: { cookie } }));
+      const tools = json(await send(inspect.port, { path: '/api/tools', headers: auth }));
       expect(tools.tools[0]).toMatchObject({ name: 'warm_probe', transport: 'stdin' });
 
       const record = json(await post('/api/call', { tool: 'warm_probe', input: { note: 'page' } }));
