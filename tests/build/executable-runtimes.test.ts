@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, example, run } from '../support/process.js';
 import { denortMissing, runtimeBinary, runtimeMissing } from '../support/runtimes.js';
-import { type Case, MATRIX, freshDir, observe } from './matrix.js';
+import { QUICK_START_CALLS, casesNamed, freshDir, observe } from './matrix.js';
 
 const CLI = join(ROOT, 'packages/twylt/dist/cli/main.js');
 const ECHO = join(ROOT, 'examples/echo/tool.ts');
@@ -43,19 +43,7 @@ function build(args: string[], env: Record<string, string> = {}, runner: string[
 }
 
 /** The cases the issue names: json_spec, a non-ASCII call, an invalid call, stdin, file mode, INPUT_DESCRIBE. */
-const CASES: Record<string, Case> = Object.fromEntries(
-  [
-    'describe json_spec on the CLI',
-    'describe json_spec through INPUT_DESCRIBE',
-    'describe brief on stdin',
-    'CLI success',
-    'stdin success',
-    'file mode success',
-    'file mode, no input.json',
-    'missing field, unknown field, wrong type',
-    'wrong type, human format',
-  ].map((name) => [name, MATRIX[name]!]),
-);
+const CASES = casesNamed(['describe json_spec on the CLI', 'describe json_spec through INPUT_DESCRIBE', 'describe brief on stdin', ...QUICK_START_CALLS]);
 
 interface Target {
   label: string;

@@ -56,3 +56,18 @@ export const MATRIX: Record<string, Case> = {
     ]),
   ),
 };
+
+/** The quick start's calls every runtime and every built form must answer alike (issue 21). */
+export const QUICK_START_CALLS = [
+  'CLI success',
+  'stdin success',
+  'file mode success',
+  'file mode, no input.json',
+  'missing field, unknown field, wrong type',
+  'wrong type, human format',
+] as const;
+
+/** The cases of MATRIX with these names. */
+export function casesNamed(names: readonly string[]): Record<string, Case> {
+  return Object.fromEntries(names.map((name) => [name, MATRIX[name]!]));
+}

@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MATRIX, observe, type Case } from '../build/matrix.js';
+import { QUICK_START_CALLS, casesNamed, observe } from '../build/matrix.js';
 import { blocksUnder, readDoc } from '../docs/markdown.js';
 import { textOf, startBridge } from '../support/mcp.js';
 import { startHttpBridge } from '../support/mcp-http.js';
@@ -39,19 +39,12 @@ beforeAll(() => {
 }, 300_000);
 
 /** The cases the issue names: json_spec, a non-ASCII call, invalid input, stdin, file mode, INPUT_DESCRIBE. */
-const CASES: Record<string, Case> = Object.fromEntries(
-  [
-    'CLI success',
-    'stdin success',
-    'file mode success',
-    'file mode, no input.json',
-    'missing field, unknown field, wrong type',
-    'wrong type, human format',
-    'malformed stdin JSON',
-    'describe json_spec on the CLI',
-    ...['brief', 'schema', 'requirements', 'few_shots', 'json_spec'].map((mode) => `describe ${mode} through INPUT_DESCRIBE`),
-  ].map((name) => [name, MATRIX[name]!]),
-);
+const CASES = casesNamed([
+  ...QUICK_START_CALLS,
+  'malformed stdin JSON',
+  'describe json_spec on the CLI',
+  ...['brief', 'schema', 'requirements', 'few_shots', 'json_spec'].map((mode) => `describe ${mode} through INPUT_DESCRIBE`),
+]);
 
 /**
  * JSON where a stream holds JSON (line by line for stderr), text otherwise: "identical after
