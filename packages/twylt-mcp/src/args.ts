@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { authServerUrl, parseListenAddress, resourceUrl } from 'twylt/server';
-import { splitArgv, UsageError } from 'twylt/toolset';
+import { splitArgv, UsageError, type ToolDefaults } from 'twylt/toolset';
 
 /** How the tools are offered: one MCP tool per TWYLT tool, or browse mode's two (catalog.ts). */
 export type CatalogMode = 'tools' | 'browse';
@@ -19,8 +19,6 @@ export interface CliPlan {
   configs: string[];
   /** Folders scanned for tools at start (`--scan`), in the order given. */
   scans: string[];
-  /** Time-out of each start-up describe (and scan), apart from the call time-out. */
-  describeTimeoutMs?: number;
   /** The wait before a left-out tool is first described again (doubling, retry.ts). */
   describeRetryMs?: number;
   /** Refuse to start when one tool cannot be described (default: leave it out and say so). */
@@ -29,13 +27,8 @@ export interface CliPlan {
   commands: string[][];
   /** How the tools are offered: one MCP tool each, or browse mode's two. */
   catalog: CatalogMode;
-  /** Defaults for every tool that does not set its own. */
-  timeoutMs?: number;
-  maxOutputBytes?: number;
-  /** Warm processes per tool, of all tools together, and how long one may wait unused (ADR 0026). */
-  warm?: number;
-  maxWarm?: number;
-  warmIdleMs?: number;
+  /** Defaults for every tool that does not set its own: time-outs, limits, warm processes (ADR 0026). */
+  defaults: ToolDefaults;
   /** Tool processes at once, and calls that may wait for one (both modes). */
   maxConcurrency?: number;
   maxQueue?: number;
@@ -215,14 +208,16 @@ export function parseCli(argv: readonly string[]): CliPlan {
     strict: values.strict ?? false,
     commands: split.commands,
     catalog: catalogMode(values.catalog),
-    timeoutMs: positiveInteger('--timeout', values.timeout),
-    describeTimeoutMs: positiveInteger('--describe-timeout', values['describe-timeout']),
+    defaults: {
+      timeoutMs: positiveInteger('--timeout', values.timeout),
+      describeTimeoutMs: positiveInteger('--describe-timeout', values['describe-timeout']),
+      maxOutputBytes: positiveInteger('--max-output-bytes', values['max-output-bytes']),
+      warm: wholeNumber('--warm', values.warm),
+      maxWarm: wholeNumber('--max-warm', values['max-warm']),
+      warmIdleMs: positiveInteger('--warm-idle-ms', values['warm-idle-ms']),
+    },
     describeRetryMs: positiveInteger('--describe-retry-ms', values['describe-retry-ms']),
-    maxOutputBytes: positiveInteger('--max-output-bytes', values['max-output-bytes']),
     maxConcurrency: positiveInteger('--max-concurrency', values['max-concurrency']),
-    warm: wholeNumber('--warm', values.warm),
-    maxWarm: wholeNumber('--max-warm', values['max-warm']),
-    warmIdleMs: positiveInteger('--warm-idle-ms', values['warm-idle-ms']),
     maxQueue: wholeNumber('--max-queue', values['max-queue']),
     maxMessageBytes: positiveInteger('--max-message-bytes', values['max-message-bytes']),
   };

@@ -39,25 +39,26 @@ async function main(argv: readonly string[]): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const defaults = { timeoutMs: plan.timeoutMs, maxOutputBytes: plan.maxOutputBytes, describeTimeoutMs: plan.describeTimeoutMs, describeRetryMs: plan.describeRetryMs, strict: plan.strict, catalog: plan.catalog, warm: plan.warm, maxWarm: plan.maxWarm, warmIdleMs: plan.warmIdleMs };
+  const { defaults } = plan;
+  const shared = { defaults, describeRetryMs: plan.describeRetryMs, strict: plan.strict, catalog: plan.catalog };
   try {
     const scanned = await scanForServing(
       plan.scans,
-      { timeoutMs: plan.describeTimeoutMs ?? plan.timeoutMs ?? DEFAULT_TIMEOUT_MS, jobs: availableParallelism() },
+      { timeoutMs: defaults.describeTimeoutMs ?? defaults.timeoutMs ?? DEFAULT_TIMEOUT_MS, jobs: availableParallelism() },
       (line) => stderrLog(`--scan: ${line}`),
     );
     const configs = [...(await collectEntries(plan.configs, plan.commands)), ...scanned];
     if (plan.http) {
       const { serveHttp } = await import('./http.js');
       const { http } = plan;
-      const bridge = await serveHttp(configs, { ...defaults, ...http, token, oauth, maxConcurrency: plan.maxConcurrency, maxQueue: plan.maxQueue });
+      const bridge = await serveHttp(configs, { ...shared, ...http, token, oauth, maxConcurrency: plan.maxConcurrency, maxQueue: plan.maxQueue });
       onSignal(() => bridge.close(http.graceMs), () => bridge.close(0));
       stderrLog(`listening on ${bridge.url}`);
       return;
     }
     const [{ serveStdio }, { DEFAULT_MAX_QUEUE }] = await Promise.all([import('./stdio.js'), import('./server.js')]);
     const limiter = plan.maxConcurrency === undefined ? undefined : new CallLimiter({ maxConcurrent: plan.maxConcurrency, maxQueue: plan.maxQueue ?? DEFAULT_MAX_QUEUE });
-    const server = await serveStdio(configs, { ...defaults, limiter, maxMessageBytes: plan.maxMessageBytes });
+    const server = await serveStdio(configs, { ...shared, limiter, maxMessageBytes: plan.maxMessageBytes });
     // Closing kills the tool processes of calls still running.
     onSignal(() => server.close());
   } catch (error) {

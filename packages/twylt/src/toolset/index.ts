@@ -13,6 +13,7 @@ export { SEPARATOR, UsageError, cutAtSeparator, splitArgv, splitCommands } from 
 export { commandLineArguments } from '../protocol/runtime.js';
 export { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from '../client/process.js';
 export { createRunner } from './runner.js';
+export { CONSUMER_ENV_PREFIX, resolvePolicy, warmCapOf, type ToolDefaults, type ToolPolicy } from './policy.js';
 export { DEFAULT_MAX_WARM, DEFAULT_WARM_IDLE_MS, WarmCap, WarmPool, type WarmPoolOptions } from './warm.js';
 export type { RunnerCallOptions, RunnerDefaults, ToolRunner } from './runner.js';
 export { SpecCache, ToolsetError, UndescribedError, describeEntry, describeToolset } from './describe.js';

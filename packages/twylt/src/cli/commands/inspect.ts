@@ -107,7 +107,7 @@ export const command: Command = {
     if (host === '') throw new UsageError('--host needs an address, such as 127.0.0.1');
     const timeoutMs = parseTimeout(values.timeout) ?? DEFAULT_TIMEOUT_MS;
     const describeTimeoutMs = parseTimeout(values['describe-timeout'], '--describe-timeout');
-    const warm = { warm: parseCount('--warm', values.warm), maxWarm: parseCount('--max-warm', values['max-warm']) };
+    const defaults = { timeoutMs, describeTimeoutMs, warm: parseCount('--warm', values.warm), maxWarm: parseCount('--max-warm', values['max-warm']) };
     const say = (line: string) => io.stderr.write(`twylt inspect: ${line}\n`);
     const onUndescribed = values.strict ? undefined : (problem: string) => say(`left out, described again at the next reload: ${problem}`);
 
@@ -122,7 +122,10 @@ export const command: Command = {
         ...entry,
         cwd: entry.cwd ?? io.cwd,
       }));
-      describe = (signal) => describeToolset(entries, { timeoutMs, describeTimeoutMs, ...warm, renameHint: 'with "name" in a --config file', signal, onUndescribed });
+      describe = (signal) => describeToolset(entries, {
+          // Each reload a set of its own, with its own warm cap: the set it replaces is closed after.
+          defaults: { ...defaults },
+          renameHint: 'with "name" in a --config file', signal, onUndescribed });
     } catch (error) {
       if (error instanceof ConfigError) {
         say(error.message);
