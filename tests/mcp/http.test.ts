@@ -282,7 +282,7 @@ describe('the call log', () => {
       expect(calls()).toHaveLength(2);
       const [first, second] = calls();
       expect(first).toMatchObject({ tool: 'echo', outcome: 'ok', exitCode: 0 });
-      expect(second).toMatchObject({ tool: 'echo', outcome: 'invalid_arguments', exitCode: null, errorType: 'SchemaMismatchError' });
+      expect(second).toMatchObject({ tool: 'echo', outcome: 'invalid_input', exitCode: null, errorType: 'SchemaMismatchError' });
       for (const call of [first!, second!]) {
         expect(typeof call.durationMs).toBe('number');
         expect(typeof call.queuedMs).toBe('number');
@@ -313,7 +313,7 @@ describe('the call log', () => {
       expect((await client.callTool({ name: 'sleeper', arguments: { action: 'fail' } })).isError).toBe(true);
       expect(bridge.events().find((event) => event.event === 'call')).toMatchObject({
         tool: 'sleeper',
-        outcome: 'tool_error',
+        outcome: 'failed',
         exitCode: 5,
         errorType: 'execution_error',
         stage: 'biz',

@@ -20,8 +20,8 @@ export interface BridgeTool {
 
 /** The bridge cannot start; the message names every tool at fault, one per line. */
 export class StartupError extends Error {
-  constructor(message: string) {
-    super(message);
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
     this.name = 'StartupError';
   }
 }
@@ -55,7 +55,7 @@ export async function describeTools(entries: readonly ToolEntry[], options: Desc
         };
     described = await describeToolset(entries, { defaults: options.defaults, onUndescribed });
   } catch (error) {
-    if (error instanceof ToolsetError) throw new StartupError(error.message);
+    if (error instanceof ToolsetError) throw new StartupError(error.message, { cause: error });
     throw error;
   }
   const problems: string[] = [];

@@ -59,8 +59,9 @@ export class UndescribedError extends Error {
   constructor(
     message: string,
     readonly entry: ToolEntry,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     this.name = 'UndescribedError';
   }
 }
@@ -110,7 +111,7 @@ async function describeOne(entry: ToolEntry, options: DescribeToolsetOptions, re
   try {
     spec = (await cachedSpec(entry)) ?? (await fetchSpec(entry, options));
   } catch (error) {
-    throw new UndescribedError(`cannot describe ${label}: ${(error as Error).message}`, entry);
+    throw new UndescribedError(`cannot describe ${label}: ${(error as Error).message}`, entry, { cause: error });
   }
   if (!isRecord(spec) || !isRecord(spec.inputSchema) || !isRecord(spec.outputSchema)) {
     throw new Error(`cannot serve ${label}: its json_spec lacks an inputSchema or outputSchema object`);

@@ -21,6 +21,6 @@ export type { DescribeToolsetOptions, DescribedTool } from './describe.js';
 export { CallLimiter, QueueFullError, type LimiterOptions } from './limiter.js';
 export { isRecord, jsonKind } from '../protocol/record.js';
 export { formatPath } from '../protocol/issues.js';
-export { describeFailure, invalidArguments, issueLines, type CallFailure, type FailureKind } from './failure.js';
+export { FAILURE_KINDS, describeFailure, failureKind, invalidArguments, issueLines, type CallFailure, type FailureKind } from './failure.js';
 export { scanForServing, scanTools, writeCatalog, defaultEnvsDir, type ScanOptions, type ScannedTool, type ScanStatus } from './catalog/index.js';
 export type { DescribeCache } from './entry.js';
