@@ -353,7 +353,7 @@ describe('starting', () => {
     }
   });
 
-  it('refuses a short token, two tokens, HTTP options without --http, and a bad origin (exit 2)', async () => {
+  it('refuses a short token, two tokens, HTTP options without --http, and a bad origin (exit 64)', async () => {
     const file = join(dir, 'token2');
     writeFileSync(file, TOKEN);
     const cases: Array<[string[], Record<string, string>, string]> = [
@@ -362,11 +362,11 @@ describe('starting', () => {
       [['--token-file', file], {}, '--token-file needs --http [HOST:]PORT'],
       [['--http', '0', '--allow-origin', 'https://app.example.com/path'], {}, '--allow-origin: an origin is scheme, host and port only'],
       [['--http', 'nowhere'], {}, '--http: expected [HOST:]PORT'],
-      [['--max-concurrency', '0'], {}, '--max-concurrency needs a positive whole number'],
+      [['--max-concurrency', '0'], {}, '--max-concurrency takes a whole number of at least 1; got "0"'],
     ];
     for (const [args, env, message] of cases) {
       const result = await refusal([...args, ...tools(ECHO)], env);
-      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.code, args.join(' ')).toBe(64);
       expect(result.stderr).toContain(message);
     }
   });

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-/** The `twylt-mcp` command. Exit codes: 1 when the bridge cannot start, 2 for a usage error. */
+/** The `twylt-mcp` command. Exit codes: 1 when the bridge cannot start, 64 (USAGE_EXIT, as `twylt`) for a usage error. */
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { commandLineArguments, DEFAULT_TIMEOUT_MS, UsageError } from 'twylt/toolset';
+import { commandLineArguments, DEFAULT_TIMEOUT_MS, USAGE_EXIT, UsageError } from 'twylt/toolset';
 import { parseCli, USAGE, type AuthPlan, type CliPlan } from './args.js';
 import type { HttpOAuthOptions } from './http.js';
 import { stderrLog } from './log.js';
@@ -14,7 +14,7 @@ async function main(argv: readonly string[]): Promise<void> {
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     stderrLog(`${error.message}\nRun "twylt-mcp --help" for usage.`);
-    process.exitCode = 2;
+    process.exitCode = USAGE_EXIT;
     return;
   }
   if (plan.help) {
@@ -36,7 +36,7 @@ async function main(argv: readonly string[]): Promise<void> {
     else if (plan.http) token = await readToken(plan.http.tokenFile);
   } catch (error) {
     stderrLog(`${(error as Error).message}\nRun "twylt-mcp --help" for usage.`);
-    process.exitCode = 2;
+    process.exitCode = USAGE_EXIT;
     return;
   }
   const { defaults } = plan;

@@ -10,6 +10,7 @@ export { toEntry, showCommand, type ToolEntry, type ToolEntryLike } from './entr
 export { DEFAULT_CATEGORY, categoryCounts, categoryOf, inCategory } from './category.js';
 export { CONFIG_SCHEMA, ConfigError, collectEntries, parseConfig, readConfig } from './config.js';
 export { SEPARATOR, UsageError, cutAtSeparator, splitArgv, splitCommands } from './args.js';
+export { MAX_DURATION_MS, TOOLSET_OPTIONS, USAGE_EXIT, formatOptions, parseCount, parseDuration, toolsetOptions, type OptionSpec, type OptionValues } from './options.js';
 export { commandLineArguments } from '../protocol/runtime.js';
 export { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from '../client/process.js';
 export { createRunner } from './runner.js';
