@@ -33,7 +33,9 @@ describe.skipIf(noPython)(`scanning packs${noPython ? `: skipped, ${NO_PYTHON_RE
     const needs = rows.get('essential/tools/needs_dep/run.py')!;
     expect(needs).toMatchObject({ name: 'to_toml', status: 'needs_install', requirements: { tool: 'pip', content: 'tomli-w==1.2.0\n' } });
     // The exact command an --install would run, into the cache, never the global site-packages.
-    expect(needs.reason).toMatch(/ -m pip install .*--target \S+\/twylt\/envs\/pip-[0-9a-f]{16} tomli-w==1\.2\.0$/);
+    expect(needs.reason).toMatch(/ -m pip install .*--target \S+\/twylt\/envs\/pip-[0-9a-f]{16} -- tomli-w==1\.2\.0$/);
+    // The hint names a command that exists, with the folder scanned.
+    expect(needs.reason).toContain(`\`twylt scan --install ${join(PACKS, 'essential')}\` installs them, running: `);
     // A TypeScript tool installed with twylt from a path publishes a range anyone can install.
     expect(JSON.parse((rows.get('loose/text/shout/tool.ts')!.requirements as { content: string }).content)).toEqual({ dependencies: { twylt: '^0.1.0', zod: '^4.0.0' } });
     // Unlisted files of a pack, tests, node_modules, hidden and __pycache__ folders, other scripts: never run.
@@ -46,7 +48,7 @@ describe.skipIf(noPython)(`scanning packs${noPython ? `: skipped, ${NO_PYTHON_RE
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^NAME\s+VERSION\s+CATEGORY\s+STATUS\s+WHY$/);
     expect(lines).toContainEqual(expect.stringMatching(/^pack_echo\s+1\.2\.0\s+essential\s+ok\s+-$/));
-    expect(lines).toContainEqual(expect.stringMatching(/^to_toml\s+0\.1\.0\s+essential\s+needs_install\s+its dependencies are missing; install them with --install, which runs: /));
+    expect(lines).toContainEqual(expect.stringMatching(/^to_toml\s+0\.1\.0\s+essential\s+needs_install\s+its dependencies are missing; `twylt scan --install \S+` installs them, running: /));
     expect(lines.at(-1)).toBe('3 tools: 2 ok, 1 need install, 0 failed');
   });
 

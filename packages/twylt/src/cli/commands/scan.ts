@@ -16,7 +16,7 @@ const HELP = `twylt scan: find the TWYLT tools in folders and write a catalog to
 Usage:
   twylt scan DIR... [--json] [--write FILE] [--install] [--glob G]... [--exclude G]...
                     [--timeout MS] [--jobs N] [--prefix DIR=PREFIX]... [--envs DIR]
-                    [--python CMD]
+                    [--python CMD] [--allow-install-scripts]
 
 A scan EXECUTES CODE FROM THE FOLDERS: every entry point it finds is started to describe
 itself. Scan only folders whose code you would run.
@@ -41,7 +41,13 @@ Options:
   --install          install the requirements of needs_install tools (pip --target,
                      npm --prefix) into an environment cache keyed by their content, then
                      describe them again; without it nothing is installed and the report
-                     shows the command that would run
+                     shows the command that would run. Requirements are data: a line or
+                     name an installer would read as an option is refused on its tool's
+                     row. npm runs no install scripts (--ignore-scripts); pip may still
+                     run the build code of a package that ships no wheel
+  --allow-install-scripts
+                     let npm run the preinstall/install/postinstall scripts of the
+                     packages it installs
   --glob G           also run files matching G (relative to DIR; * ? **); repeatable
   --exclude G        never look at paths matching G (relative to DIR); repeatable
   --timeout MS       time-out of each describe (default ${DEFAULT_TIMEOUT_MS})
@@ -71,6 +77,7 @@ export const command: Command = {
         json: { type: 'boolean' },
         write: { type: 'string' },
         install: { type: 'boolean' },
+        'allow-install-scripts': { type: 'boolean' },
         glob: { type: 'string', multiple: true },
         exclude: { type: 'string', multiple: true },
         timeout: { type: 'string' },
@@ -105,6 +112,7 @@ export const command: Command = {
       timeoutMs: parseTimeout(values.timeout) ?? DEFAULT_TIMEOUT_MS,
       jobs: parseJobs(values.jobs),
       install: values.install ?? false,
+      allowInstallScripts: values['allow-install-scripts'] ?? false,
       envsDir: values.envs === undefined ? defaultEnvsDir(io.env) : resolve(io.cwd, values.envs),
       python: values.python,
       prefixes: (values.prefix ?? []).map((text) => parsePrefix(text, io.cwd)),

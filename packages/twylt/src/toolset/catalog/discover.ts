@@ -23,6 +23,8 @@ const TEST_FOLDERS = new Set(['test', 'tests', '__tests__']);
 export interface FoundTool {
   /** The entry file, absolute. */
   source: string;
+  /** The scanned folder it was found under. */
+  root: string;
   category: string;
   /** What the tool's describe depends on: its folder, a pack's manifest and shared code. */
   inputs: string[];
@@ -41,7 +43,7 @@ export interface DiscoverOptions {
 export async function discoverTools(root: string, options: DiscoverOptions = {}): Promise<FoundTool[]> {
   const walk = new Walk(resolve(root), options);
   await walk.folder(walk.root, undefined);
-  return walk.found.sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0));
+  return walk.found.map((tool) => ({ ...tool, root: walk.root })).sort((a, b) => (a.source < b.source ? -1 : a.source > b.source ? 1 : 0));
 }
 
 interface Pack {
@@ -51,7 +53,7 @@ interface Pack {
 
 class Walk {
   readonly root: string;
-  readonly found: FoundTool[] = [];
+  readonly found: Omit<FoundTool, 'root'>[] = [];
   readonly #globs: Glob[];
   readonly #excludes: Glob[];
 

@@ -7,7 +7,7 @@
  * `twylt inspect --scan`.
  */
 import { execFile } from 'node:child_process';
-import { basename, dirname, relative } from 'node:path';
+import { basename, delimiter, dirname, relative } from 'node:path';
 import { firstLine } from '../../client/errors.js';
 import type { ToolSpec } from '../../client/types.js';
 import { isRecord } from '../../protocol/record.js';
@@ -15,7 +15,7 @@ import { CallLimiter } from '../limiter.js';
 import { createRunner } from '../runner.js';
 import { discoverTools, type DiscoverOptions, type FoundTool } from './discover.js';
 import { fingerprint } from './fingerprint.js';
-import { type EnvPlan, type InstallContext, defaultEnvsDir, installEnv, planEnv } from './install.js';
+import { type EnvPlan, type InstallContext, defaultEnvsDir, envReady, installEnv, planEnv } from './install.js';
 import { runCommand } from './runtime.js';
 
 export type ScanStatus = 'ok' | 'needs_install' | 'failed';
@@ -54,6 +54,8 @@ export interface ScanOptions extends DiscoverOptions {
   envsDir?: string;
   /** The interpreter of Python tools (default python3). */
   python?: string;
+  /** Let npm run the install scripts of the packages it installs (off: --ignore-scripts). */
+  allowInstallScripts?: boolean;
   /** Names given by hand (a catalog's `name`), by entry file: they win over the published ones. */
   names?: ReadonlyMap<string, string>;
   /** Put before the published names of the tools under a folder (absolute); the deepest folder wins. */
@@ -70,14 +72,19 @@ export async function scanTools(dirs: readonly string[], options: ScanOptions): 
   const scanned = await Promise.all(
     found.map(async (tool) => {
       const first = await judge(tool, undefined, limiter, options, context);
-      if (first.status !== 'needs_install' || !options.install || !first.plan) return first;
-      // One install per environment, however many tools share it.
+      if (first.status !== 'needs_install' || !first.plan) return first;
       const plan = first.plan;
-      let pending = installs.get(plan.dir);
-      if (!pending) installs.set(plan.dir, (pending = installEnv(plan, context.envsDir)));
-      const outcome = await pending;
-      if (!outcome.ok) return { ...first, status: 'failed' as const, reason: `installing its requirements failed: ${outcome.reason}` };
-      const again = await judge(tool, plan.env, limiter, options, context);
+      if (!options.install) {
+        // An environment a `twylt scan --install` made already is used, never made here.
+        if (!(await envReady(plan))) return first;
+      } else {
+        // One install per environment, however many tools share it.
+        let pending = installs.get(plan.dir);
+        if (!pending) installs.set(plan.dir, (pending = installEnv(plan, context.envsDir)));
+        const outcome = await pending;
+        if (!outcome.ok) return { ...first, status: 'failed' as const, reason: `installing its requirements failed: ${outcome.reason}` };
+      }
+      const again = await judge(tool, withEnvironment(plan.env), limiter, options, context);
       if (again.status === 'needs_install') return { ...again, status: 'failed' as const, reason: `its schemas are still empty with its requirements installed in ${plan.dir}` };
       return again;
     }),
@@ -110,9 +117,23 @@ async function judge(found: FoundTool, env: Record<string, string> | undefined, 
   if (isEmptySchema(spec.inputSchema) && isEmptySchema(spec.outputSchema)) {
     const plan = await planEnv(spec.requirements, context);
     if (!plan) return { ...described, status: 'failed', reason: 'it publishes empty schemas and declares no requirements to install' };
-    return { ...described, status: 'needs_install', plan, reason: `its dependencies are missing; install them with --install, which runs: ${plan.command.join(' ')}` };
+    if ('problem' in plan) return { ...described, status: 'failed', reason: plan.problem };
+    return { ...described, status: 'needs_install', plan, reason: `its dependencies are missing; \`twylt scan --install ${shellWord(found.root)}\` installs them, running: ${plan.command.join(' ')}` };
   }
   return { ...described, status: 'ok', hash: await fingerprint(found.inputs, entry) };
+}
+
+/**
+ * An installed environment in front of what the scan itself runs with: the folders of
+ * PYTHONPATH or NODE_PATH that gave a tool its other libraries stay, after the new one.
+ */
+function withEnvironment(added: Record<string, string>, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  return Object.fromEntries(Object.entries(added).map(([name, dir]) => [name, env[name] ? `${dir}${delimiter}${env[name]}` : dir]));
+}
+
+/** A path as one shell word, for a command shown to be copied. */
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`;
 }
 
 function prefixOf(source: string, options: ScanOptions): string {
@@ -147,6 +168,7 @@ function installContext(options: ScanOptions): InstallContext {
   return {
     envsDir: options.envsDir ?? defaultEnvsDir(),
     python,
+    allowInstallScripts: options.allowInstallScripts ?? false,
     pythonVersion: () =>
       (version ??= new Promise((done) => {
         execFile(python, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])'], (error, stdout) => done(error ? 'unknown' : String(stdout).trim()));
