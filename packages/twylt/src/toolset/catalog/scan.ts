@@ -7,7 +7,8 @@
  * `twylt inspect --scan`.
  */
 import { execFile } from 'node:child_process';
-import { basename, delimiter, dirname, relative } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { basename, delimiter, dirname, extname, relative } from 'node:path';
 import { firstLine } from '../../client/errors.js';
 import type { ToolSpec } from '../../client/types.js';
 import { isRecord } from '../../protocol/record.js';
@@ -35,6 +36,8 @@ export interface ScannedTool {
   requirements: unknown;
   /** The entry file. */
   source: string;
+  /** The pack it belongs to (its manifest's name and version), when it has one. */
+  pack?: { name: string; version?: string };
   /** What its calls need (PYTHONPATH, NODE_PATH of an installed environment). */
   env?: Record<string, string>;
   /** The describe the catalog caches, with the files it depends on. */
@@ -52,8 +55,10 @@ export interface ScanOptions extends DiscoverOptions {
   install?: boolean;
   /** The environment cache (default: defaultEnvsDir()). */
   envsDir?: string;
-  /** The interpreter of Python tools (default python3). */
+  /** The interpreter of Python tools (default python3, through PATH). */
   python?: string;
+  /** The Node of JavaScript and TypeScript tools (default node, through PATH). */
+  node?: string;
   /** Let npm run the install scripts of the packages it installs (off: --ignore-scripts). */
   allowInstallScripts?: boolean;
   /** Names given by hand (a catalog's `name`), by entry file: they win over the published ones. */
@@ -97,9 +102,10 @@ type Judged = ScannedTool & { plan?: EnvPlan };
 /** Describe one tool (with `env` when given) and say what it is. */
 async function judge(found: FoundTool, env: Record<string, string> | undefined, limiter: CallLimiter, options: ScanOptions, context: InstallContext): Promise<Judged> {
   const cwd = dirname(found.source);
-  const base: Judged = { name: null, version: null, status: 'failed', command: [], cwd, category: found.category, reason: '', requirements: null, source: found.source, inputs: found.inputs };
+  const base: Judged = { name: found.listed?.name ?? null, version: null, status: 'failed', command: [], cwd, category: found.category, reason: '', requirements: null, source: found.source, inputs: found.inputs };
+  if (found.pack) base.pack = { name: found.pack.name, ...(found.pack.version !== undefined ? { version: found.pack.version } : {}) };
   if (found.problem) return { ...base, reason: found.problem };
-  const run = await runCommand(found.source, { python: options.python });
+  const run = await runCommand(found.source, { python: options.python, node: options.node });
   if ('problem' in run) return { ...base, reason: run.problem };
   const command = run.command.map((arg) => (arg === found.source ? basename(arg) : arg));
   const entry = { command, cwd, env, timeoutMs: options.timeoutMs };
@@ -115,12 +121,26 @@ async function judge(found: FoundTool, env: Record<string, string> | undefined, 
   if (typeof name !== 'string' || name === '') return { ...tool, reason: 'it publishes no name; give it one with "name" in the catalog' };
   const described = { ...tool, name, version: typeof spec.version === 'string' ? spec.version : null, spec };
   if (isEmptySchema(spec.inputSchema) && isEmptySchema(spec.outputSchema)) {
-    const plan = await planEnv(spec.requirements, context);
+    const plan = await planEnv(await installedRequirements(found, spec.requirements), context);
     if (!plan) return { ...described, status: 'failed', reason: 'it publishes empty schemas and declares no requirements to install' };
     if ('problem' in plan) return { ...described, status: 'failed', reason: plan.problem };
     return { ...described, status: 'needs_install', plan, reason: `its dependencies are missing; \`twylt scan --install ${shellWord(found.root)}\` installs them, running: ${plan.command.join(' ')}` };
   }
   return { ...described, status: 'ok', hash: await fingerprint(found.inputs, entry) };
+}
+
+/**
+ * What an install of the tool installs: for a Python tool of a pack that has a
+ * requirements.txt, that file (the pack's tools share it and are tested with it; a tool's
+ * own list may name the pack itself), else what the tool publishes.
+ */
+async function installedRequirements(found: FoundTool, published: unknown): Promise<unknown> {
+  if (!found.pack?.requirements || extname(found.source) !== '.py') return published;
+  try {
+    return { tool: 'pip', format: 'requirements.txt', content: await readFile(found.pack.requirements, 'utf8') };
+  } catch {
+    return published;
+  }
 }
 
 /**
