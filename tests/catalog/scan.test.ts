@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { nodeStripsTypes } from '../../packages/twylt/src/toolset/catalog/runtime.js';
 import { parseConfig } from '../../packages/twylt/src/toolset/config.js';
 import { NO_PYTHON_REASON, noPython } from '../support/python.js';
+import { runTwylt } from '../support/twylt-cli.js';
 import { PACKS, markers, scan, scanJson, scratch } from './support.js';
 
 const dir = scratch('scan');
@@ -139,6 +140,24 @@ describe.skipIf(nodeStripsTypes())(`a TypeScript tool where this Node cannot str
     const { code, rows } = await scanJson([join(dir, 'no-tsx')]);
     expect(code).toBe(1);
     expect([...rows.values()][0]).toMatchObject({ status: 'failed', command: [], reason: expect.stringMatching(/cannot run \.ts files itself and no tsx was found .*npm install --save-dev tsx.*twylt build.*22\.18/) });
+  });
+});
+
+describe.skipIf(noPython)(`the runtime a catalog names${noPython ? `: skipped, ${NO_PYTHON_REASON}` : ''}`, () => {
+  it('is node or python3 as found through PATH, or what --node names; never the binary that ran the scan', async () => {
+    const catalog = join(dir, 'portable.json');
+    // runTwylt, not scan(): no --python, so the default is what is recorded.
+    const result = await runTwylt(['scan', join(PACKS, 'loose/text/count'), join(PACKS, 'dupes/one'), '--write', catalog]);
+    expect(result.code, result.stderr).toBe(0);
+    const entries = parseConfig(readFileSync(catalog, 'utf8'), catalog);
+    expect(entries.map((entry) => entry.command[0]).sort()).toEqual(['node', 'python3']);
+    expect(readFileSync(catalog, 'utf8')).not.toContain(JSON.stringify(process.execPath));
+    const given = join(dir, 'given.json');
+    expect((await runTwylt(['scan', join(PACKS, 'loose/text/count'), '--node', process.execPath, '--write', given])).code).toBe(0);
+    expect(parseConfig(readFileSync(given, 'utf8'), given)[0]!.command[0]).toBe(process.execPath);
+    // A --node that is no Node is that tool's row, not a crash.
+    const wrong = await scanJson([join(PACKS, 'loose/text/count'), '--node', join(dir, 'no-such-node')]);
+    expect([...wrong.rows.values()][0]).toMatchObject({ status: 'failed', reason: `no Node to run it: "${join(dir, 'no-such-node')}" is not found; name one with --node` });
   });
 });
 
