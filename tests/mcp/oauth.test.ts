@@ -6,10 +6,16 @@
  * no tool starts (the sleeper fixture appends a line to a file at each start); per-tool
  * scopes in tools/list and tools/call; opaque tokens by introspection; key rotation and
  * rate-limited key refetches; the MCP SDK's own OAuth client through the authorization-code
- * flow with PKCE, step-up included; and the call log, which names the caller, never the token.
+ * flow with PKCE and refresh tokens, step-up included; and the call log, which names the
+ * caller, never the token. Then the refusals of ADR 0036: sender-constrained tokens, the
+ * request's id in every refusal, tool names from the caller never echoed into a header,
+ * per-tool scopes in browse mode, revoked JWTs by introspection, and a broken introspection
+ * set-up as a 503 at run time and a start-up error.
  */
 import { createPublicKey } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -82,9 +88,17 @@ async function forged(claims: Record<string, unknown>, options: { key?: CryptoKe
 
 /** A raw tools/call of the sleeper with `token`. */
 function callSleeper(token: string | undefined) {
-  const headers: Record<string, string> = { ...MCP_HEADERS, ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) };
-  return rawRequest(bridge.url, { headers, body: toolsCall(1, 'sleeper', { action: 'wait' }) });
+  return callTool(bridge.url, token, 'sleeper', { action: 'wait' });
 }
+
+/** A raw tools/call of `name` at `url` with `token`, with the JSON-RPC id `id`. */
+function callTool(url: string, token: string | undefined, name: string, args: Record<string, unknown>, id: number | string = 1) {
+  const headers: Record<string, string> = { ...MCP_HEADERS, ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) };
+  return rawRequest(url, { headers, body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }) });
+}
+
+/** The scopes the 401 of the main bridge asks a client to sign in for: the required one and every tool's. */
+const SIGN_IN_SCOPE = 'mcp tools:* tools:echo tools:sleeper';
 
 /** `Bearer k1="v1", k2="v2"` as a map. */
 function challengeOf(header: string | string[] | undefined): Record<string, string> {
@@ -113,11 +127,15 @@ describe('Protected Resource Metadata', () => {
 });
 
 describe('tokens refused, and nothing runs', () => {
-  it('no token: 401 pointing to the metadata, with the required scope and no error code', async () => {
+  it('no token: 401 pointing to the metadata, with every scope a client may need and no error code, under the request’s id', async () => {
     const before = lineCount(starts);
     const answer = await callSleeper(undefined);
     expect(answer.status).toBe(401);
-    expect(challengeOf(answer.headers['www-authenticate'])).toEqual({ resource_metadata: metadataUrl(), scope: 'mcp' });
+    // The required scope and each tool's, so that a first sign-in asks for all (ADR 0036).
+    expect(challengeOf(answer.headers['www-authenticate'])).toEqual({ resource_metadata: metadataUrl(), scope: SIGN_IN_SCOPE });
+    expect(JSON.parse(answer.body)).toMatchObject({ id: 1, error: { code: -32000 } });
+    const named = await callTool(bridge.url, undefined, 'sleeper', {}, 'call-7');
+    expect(JSON.parse(named.body).id).toBe('call-7');
     expect(lineCount(starts)).toBe(before);
   });
 
@@ -152,20 +170,25 @@ describe('tokens refused, and nothing runs', () => {
     });
   }
 
-  it('a token without the required scope: 403 insufficient_scope naming it', async () => {
+  it('a token without the required scope: 403 insufficient_scope naming it and the scopes held, its caller in the log', async () => {
     const before = lineCount(starts);
-    const answer = await callSleeper(await machineToken('tools:*'));
+    const answer = await callTool(bridge.url, await machineToken('tools:*'), 'sleeper', { action: 'wait' }, 41);
     expect(answer.status).toBe(403);
-    expect(challengeOf(answer.headers['www-authenticate'])).toMatchObject({ resource_metadata: metadataUrl(), error: 'insufficient_scope', scope: 'mcp' });
+    expect(challengeOf(answer.headers['www-authenticate'])).toMatchObject({ resource_metadata: metadataUrl(), error: 'insufficient_scope', scope: 'mcp tools:*' });
+    expect(JSON.parse(answer.body).id).toBe(41);
+    await waitFor(() => bridge.events().some((event) => event.event === 'refused' && /lacks the scope mcp/.test(event.reason)), 'the refused line');
+    const line = bridge.events().find((event) => event.event === 'refused' && /lacks the scope mcp/.test(event.reason));
+    expect(line).toMatchObject({ status: 403, kind: 'insufficient_scope', sub: 'machine', client_id: 'machine' });
     expect(lineCount(starts)).toBe(before);
   });
 
   it('a token without the tool’s scope: 403 insufficient_scope naming the tool’s scope', async () => {
     const before = lineCount(starts);
-    const answer = await callSleeper(await machineToken('mcp tools:echo'));
+    const answer = await callTool(bridge.url, await machineToken('mcp tools:echo'), 'sleeper', { action: 'wait' }, 'step-up');
     expect(answer.status).toBe(403);
-    expect(challengeOf(answer.headers['www-authenticate'])).toMatchObject({ error: 'insufficient_scope', scope: 'mcp tools:sleeper' });
-    expect(JSON.parse(answer.body).error.message).toContain('"sleeper"');
+    // The scope held is named too: a client that signs in again for this list keeps the echo.
+    expect(challengeOf(answer.headers['www-authenticate'])).toMatchObject({ error: 'insufficient_scope', scope: 'mcp tools:sleeper tools:echo' });
+    expect(JSON.parse(answer.body)).toMatchObject({ id: 'step-up', error: { message: 'the token grants no access to the tool "sleeper"' } });
     // In a batch too: one forbidden call refuses the lot.
     const batch = `[${toolsCall(1, 'echo', { text: 'a' })},${toolsCall(2, 'sleeper', { action: 'wait' })}]`;
     const headers = { ...MCP_HEADERS, authorization: `Bearer ${await machineToken('mcp tools:echo')}` };
@@ -240,29 +263,53 @@ describe('the MCP SDK’s OAuth client', () => {
     await client.close();
   });
 
-  it('signs in (authorization code with PKCE), steps up to a tool’s scope when refused, and calls it', async () => {
+  it('signs in once (authorization code with PKCE, a refresh token kept) for the scopes of the 401, and reaches the tools granted', async () => {
     const provider = new TestOAuthClient();
     const first = new StreamableHTTPClientTransport(new URL(bridge.url), { authProvider: provider });
     // The 401 sends the client through the metadata to the authorization server's sign-in.
     await expect(new Client({ name: 'oauth-test', version: '0.0.0' }).connect(first)).rejects.toThrow(UnauthorizedError);
     expect(provider.authorizationUrl?.searchParams.get('resource')).toBe(bridge.url);
     expect(provider.authorizationUrl?.searchParams.get('code_challenge_method')).toBe('S256');
+    // What the 401 names is what the SDK asks for: the required scope and every tool's.
+    expect(provider.authorizationUrl?.searchParams.get('scope')).toBe(SIGN_IN_SCOPE);
     await first.finishAuth(await signedInCode(provider));
+    expect(provider.saved?.refresh_token).toBeTruthy();
     // Signed in: the SDK's way on is a new transport, which takes the saved token.
     const transport = new StreamableHTTPClientTransport(new URL(bridge.url), { authProvider: provider });
     const client = new Client({ name: 'oauth-test', version: '0.0.0' });
     await client.connect(transport);
-    expect((await client.listTools()).tools).toEqual([]); // the token grants "mcp" only
-    // The echo's 403 asks for its scope: the client goes through the sign-in again for it.
-    await expect(client.callTool({ name: 'echo', arguments: { text: 'x' } })).rejects.toThrow(UnauthorizedError);
-    expect(provider.authorizationUrl?.searchParams.get('scope')).toBe('mcp tools:echo');
-    await transport.finishAuth(await signedInCode(provider));
+    expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['echo', 'sleeper']);
+    // With a refresh token, the SDK answers a 403 by refreshing, which keeps the scope it had:
+    // had the first sign-in asked for "mcp" only, this call would end in "403 after trying upscoping".
     const result = await client.callTool({ name: 'echo', arguments: { text: 'signed in' } });
     expect(result.structuredContent).toEqual({ text: 'signed in' });
+    // An access token gone bad is replaced with the refresh token, no sign-in.
+    const signIns = provider.authorizations;
+    provider.saved = { ...provider.saved!, access_token: 'worn-out-0123456789' };
+    expect((await client.callTool({ name: 'echo', arguments: { text: 'refreshed' } })).structuredContent).toEqual({ text: 'refreshed' });
+    expect(provider.authorizations).toBe(signIns);
     tokensSeen.push(provider.saved!.access_token);
     await waitFor(() => bridge.events().some((event) => event.event === 'call' && event.sub === 'alice'), 'the call line of alice');
     const line = bridge.events().find((event) => event.event === 'call' && event.sub === 'alice')!;
     expect(line).toMatchObject({ tool: 'echo', outcome: 'ok', sub: 'alice', client_id: CLIENTS.app.id });
+    await client.close();
+  }, 60_000);
+
+  it('a client without a refresh token steps up to a tool’s scope when refused, keeping the scopes it had', async () => {
+    const provider = new TestOAuthClient();
+    // A token narrower than a sign-in of this bridge asks for (got elsewhere), and no refresh token.
+    provider.saved = { access_token: await machineToken('mcp tools:echo'), token_type: 'Bearer' };
+    const transport = new StreamableHTTPClientTransport(new URL(bridge.url), { authProvider: provider });
+    const client = new Client({ name: 'oauth-test', version: '0.0.0' });
+    await client.connect(transport);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['echo']);
+    // The sleeper's 403 asks for its scope and the echo's: the client signs in again for both.
+    await expect(client.callTool({ name: 'sleeper', arguments: { action: 'wait' } })).rejects.toThrow(UnauthorizedError);
+    expect(provider.authorizationUrl?.searchParams.get('scope')).toBe('mcp tools:sleeper tools:echo');
+    await transport.finishAuth(await signedInCode(provider));
+    expect((await client.callTool({ name: 'sleeper', arguments: { action: 'wait', note: 'stepped up' } })).structuredContent).toMatchObject({ note: 'stepped up' });
+    expect((await client.callTool({ name: 'echo', arguments: { text: 'kept' } })).structuredContent).toEqual({ text: 'kept' });
+    tokensSeen.push(provider.saved!.access_token);
     await client.close();
   }, 60_000);
 });
@@ -377,7 +424,7 @@ class TestOAuthClient implements OAuthClientProvider {
     return REDIRECT_URI;
   }
   get clientMetadata(): OAuthClientMetadata {
-    return { redirect_uris: [REDIRECT_URI], client_name: 'oauth-test', grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+    return { redirect_uris: [REDIRECT_URI], client_name: 'oauth-test', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
   }
   clientInformation(): OAuthClientInformationMixed {
     return { client_id: CLIENTS.app.id };
@@ -388,8 +435,11 @@ class TestOAuthClient implements OAuthClientProvider {
   saveTokens(tokens: OAuthTokens): void {
     this.saved = tokens;
   }
+  /** How many times the client was sent to sign in. */
+  authorizations = 0;
   redirectToAuthorization(url: URL): void {
     this.authorizationUrl = url;
+    this.authorizations += 1;
   }
   saveCodeVerifier(verifier: string): void {
     this.verifier = verifier;
