@@ -156,6 +156,8 @@ describe('tokens refused, and nothing runs', () => {
     ['HMAC-signed with the public key as the secret', () => forged({}, { alg: 'HS256', key: new TextEncoder().encode(publicPem()) }), /alg/i],
     ['signed by a key the issuer does not publish (unknown kid)', async () => forged({}, { key: (await generateKeyPair('ES256')).privateKey, kid: 'stranger' }), /key/i],
     ['a token the issuer never issued (opaque, inactive at introspection)', async () => 'made-up-opaque-token-0123456789', /not active/],
+    // Bound to a key (DPoP, RFC 9449): a bearer of it proves nothing, so it is refused (ADR 0036).
+    ['sender-constrained (cnf.jkt), sent as a bearer token', () => forged({ cnf: { jkt: '0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I' } }), /sender-constrained/],
   ];
   for (const [what, make, reason] of invalid) {
     it(`${what}: 401 invalid_token`, async () => {
@@ -193,6 +195,25 @@ describe('tokens refused, and nothing runs', () => {
     const batch = `[${toolsCall(1, 'echo', { text: 'a' })},${toolsCall(2, 'sleeper', { action: 'wait' })}]`;
     const headers = { ...MCP_HEADERS, authorization: `Bearer ${await machineToken('mcp tools:echo')}` };
     expect((await rawRequest(bridge.url, { headers, body: batch })).status).toBe(403);
+    expect(lineCount(starts)).toBe(before);
+  });
+});
+
+describe('tool names from the caller', () => {
+  it('a name nobody serves is unknown, never echoed into a header, and cut in the log: non-Latin-1 or 100 KB', async () => {
+    const token = await machineToken('mcp tools:echo');
+    const before = lineCount(starts);
+    for (const name of ['sleeper\u2603', `x${'y'.repeat(100_000)}`]) {
+      const answer = await callTool(bridge.url, token, name, {}, 5);
+      expect(answer.status).toBe(200);
+      expect(answer.headers['www-authenticate']).toBeUndefined();
+      expect(JSON.stringify(answer.headers).length).toBeLessThan(2000);
+      expect(sseMessages(answer.body)[0]).toMatchObject({ id: 5, error: { code: -32602 } });
+    }
+    await waitFor(() => bridge.events().some((event) => event.event === 'call' && String(event.tool).startsWith('xyyy')), 'the call line of the long name');
+    const line = bridge.events().find((event) => event.event === 'call' && String(event.tool).startsWith('xyyy'))!;
+    expect(line.tool).toBe(`x${'y'.repeat(199)}... (100001 characters)`);
+    expect(bridge.stderr().split('\n').every((text) => text.length < 5000)).toBe(true);
     expect(lineCount(starts)).toBe(before);
   });
 });
