@@ -239,6 +239,64 @@ describe('per-tool access', () => {
   });
 });
 
+describe('browse mode with per-tool scopes', () => {
+  let browse: HttpBridgeProcess;
+  beforeAll(async () => {
+    const config = join(dir, 'browse.json');
+    // A catalog tool named like browse mode's own, and one whose name cannot be a scope.
+    const catalog = [{ command: ECHO }, { command: ECHO, name: 'twylt_call' }, { command: ECHO, name: '\u00e9cho\u2603' }, { command: SLEEPER }];
+    writeFileSync(config, JSON.stringify({ tools: catalog }));
+    browse = await startHttpBridge(['--catalog', 'browse', '--auth-issuer', as.issuer, '--auth-scope', 'mcp', '--auth-tool-scopes', '--config', config], { SLEEPER_LOG: starts });
+  }, 60_000);
+  afterAll(() => browse?.stop());
+
+  const token = (scope: string) => forged({ aud: browse.url, scope });
+  const browseCall = async (scope: string, name: string, id = 3) =>
+    callTool(browse.url, await token(scope), 'twylt_call', { name, arguments: name === 'sleeper' ? { action: 'wait' } : { text: 'hi' } }, id);
+  const listed = async (scope: string) => {
+    const answer = await callTool(browse.url, await token(scope), 'twylt_list', {});
+    expect(answer.status).toBe(200);
+    return (sseMessages(answer.body)[0]!.result.structuredContent.tools as Array<{ name: string }>).map((tool) => tool.name).sort();
+  };
+
+  it('twylt_list shows the caller’s tools, and twylt_call runs them', async () => {
+    expect(await listed('mcp tools:echo')).toEqual(['echo']);
+    expect(await listed('mcp tools:twylt_call')).toEqual(['twylt_call']);
+    expect(await listed('mcp tools:*')).toEqual(['echo', 'sleeper', 'twylt_call', '\u00e9cho\u2603']);
+    const answer = await browseCall('mcp tools:echo', 'echo');
+    expect(answer.status).toBe(200);
+    expect(sseMessages(answer.body)[0]!.result.structuredContent).toEqual({ text: 'hi' });
+  });
+
+  it('a forbidden inner tool is the 403 step-up of a direct call, naming tools:<inner>; tools:twylt_call grants only the tool of that name', async () => {
+    const before = lineCount(starts);
+    const sleeper = await browseCall('mcp tools:echo', 'sleeper', 9);
+    expect(sleeper.status).toBe(403);
+    expect(challengeOf(sleeper.headers['www-authenticate'])).toMatchObject({ error: 'insufficient_scope', scope: 'mcp tools:sleeper tools:echo' });
+    expect(JSON.parse(sleeper.body)).toMatchObject({ id: 9, error: { message: 'the token grants no access to the tool "sleeper"' } });
+    const outer = await browseCall('mcp tools:twylt_call', 'sleeper');
+    expect(outer.status).toBe(403);
+    expect(challengeOf(outer.headers['www-authenticate']).scope).toBe('mcp tools:sleeper tools:twylt_call');
+    const named = await browseCall('mcp tools:echo', 'twylt_call');
+    expect(challengeOf(named.headers['www-authenticate']).scope).toBe('mcp tools:twylt_call tools:echo');
+    expect((await browseCall('mcp tools:twylt_call', 'twylt_call')).status).toBe(200);
+    expect(lineCount(starts)).toBe(before);
+  });
+
+  it('a tool whose name cannot be a scope is reached with tools:* only, and its 403 names tools:* in plain ASCII', async () => {
+    const refused = await browseCall('mcp tools:echo', '\u00e9cho\u2603');
+    expect(refused.status).toBe(403);
+    expect(challengeOf(refused.headers['www-authenticate']).scope).toBe('mcp tools:* tools:echo');
+    expect((await browseCall('mcp tools:*', '\u00e9cho\u2603')).status).toBe(200);
+    const metadata = JSON.parse((await rawRequest(`${browse.base}/.well-known/oauth-protected-resource/mcp`, { method: 'GET' })).body);
+    expect(metadata.scopes_supported).toEqual(['mcp', 'tools:*', 'tools:echo', 'tools:twylt_call', 'tools:sleeper']);
+    // Unknown inner names are the model's mistake, answered as such, never a header.
+    const unknown = await browseCall('mcp tools:echo', 'nothing\u2603');
+    expect(unknown.status).toBe(200);
+    expect(sseMessages(unknown.body)[0]!.result.isError).toBe(true);
+  });
+});
+
 describe('the issuer’s keys', () => {
   it('a rotation is picked up: a token signed by the new key is accepted once the keys are refetched', async () => {
     const fetched = as.jwksFetches();
