@@ -297,6 +297,87 @@ describe('browse mode with per-tool scopes', () => {
   });
 });
 
+describe('introspection of JWTs, and an introspection endpoint that fails', () => {
+  /** A stand-in introspection endpoint: tokens it was told are revoked are inactive; `refusing`, it answers 401 (a wrong client secret). */
+  let stub: HttpServer;
+  let stubUrl: string;
+  let refusing = false;
+  const revoked = new Set<string>();
+  let revocable: HttpBridgeProcess;
+  beforeAll(async () => {
+    stub = createHttpServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      request.on('end', () => {
+        if (refusing) return void response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"invalid_client"}');
+        const token = new URLSearchParams(body).get('token') ?? '';
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ active: !revoked.has(token) }));
+      });
+    });
+    await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
+    stubUrl = `http://127.0.0.1:${(stub.address() as AddressInfo).port}/introspect`;
+    const clientFile = join(dir, 'stub-client.json');
+    writeFileSync(clientFile, JSON.stringify({ client_id: 'bridge', client_secret: 'bridge-secret-0123456789' }));
+    revocable = await startHttpBridge(
+      ['--auth-issuer', as.issuer, '--auth-introspection', stubUrl, '--auth-client-file', clientFile, '--auth-introspect-jwt', '0', ...tools(ECHO)],
+      {},
+    );
+  }, 60_000);
+  afterAll(async () => {
+    await revocable?.stop();
+    await new Promise<void>((resolve) => stub?.close(() => resolve()));
+  });
+
+  const echo = (token: string, id: number | string = 1) => callTool(revocable.url, token, 'echo', { text: 'hi' }, id);
+
+  it('a JWT revoked at the authorization server is refused at once (--auth-introspect-jwt 0)', async () => {
+    const token = await forged({ aud: revocable.url });
+    expect((await echo(token)).status).toBe(200);
+    revoked.add(token);
+    const answer = await echo(token);
+    expect(answer.status).toBe(401);
+    expect(challengeOf(answer.headers['www-authenticate'])).toMatchObject({ error: 'invalid_token' });
+    expect(JSON.parse(answer.body).error.message).toMatch(/not active/);
+  });
+
+  it('the endpoint refusing the bridge’s client is a 503 without invalid_token or its address; the log has both', async () => {
+    refusing = true;
+    try {
+      const answer = await echo(await forged({ aud: revocable.url }), 'r-1');
+      expect(answer.status).toBe(503);
+      expect(answer.headers['www-authenticate']).toBeUndefined();
+      expect(answer.headers['retry-after']).toBe('5');
+      expect(answer.body).not.toContain('invalid_token');
+      expect(answer.body).not.toContain(stubUrl);
+      expect(JSON.parse(answer.body)).toMatchObject({ id: 'r-1', error: { message: 'the access token cannot be checked now (the authorization server is unavailable); try again later' } });
+      await waitFor(() => revocable.events().some((event) => event.event === 'refused' && event.status === 503), 'the refused line');
+      expect(revocable.events().find((event) => event.event === 'refused' && event.status === 503)).toMatchObject({
+        kind: 'introspection_unavailable',
+        detail: `introspection at ${stubUrl} answered HTTP 401`,
+      });
+    } finally {
+      refusing = false;
+    }
+  });
+
+  it('a client secret the endpoint refuses stops the start (exit 1), saying what to check', async () => {
+    const wrong = join(dir, 'wrong-client.json');
+    writeFileSync(wrong, JSON.stringify({ client_id: CLIENTS.introspector.id, client_secret: 'not-the-secret-0123456789' }));
+    const introspection = `${as.issuer}/token/introspection`;
+    const result = await run([process.execPath, BRIDGE_CLI, '--http', '127.0.0.1:0', '--auth-issuer', as.issuer, '--auth-introspection', introspection, '--auth-client-file', wrong, ...tools(ECHO)], {
+      env: bridgeEnv(),
+      cleanEnv: true,
+      timeoutMs: 30_000,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `twylt-mcp: cannot start:\ntwylt-mcp: OAuth: the introspection endpoint ${introspection} refused the client "introspector" (HTTP 401): ` +
+        'check the client_id and client_secret of --auth-client-file, and that this client may introspect tokens\n',
+    );
+    expect(result.stderr).not.toContain('not-the-secret');
+  });
+});
+
 describe('the issuer’s keys', () => {
   it('a rotation is picked up: a token signed by the new key is accepted once the keys are refetched', async () => {
     const fetched = as.jwksFetches();
