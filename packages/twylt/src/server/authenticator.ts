@@ -19,9 +19,9 @@ export interface Caller {
 
 /**
  * Why a request was refused, in one short stable word, for counting (metrics, alerts).
- * `introspection_unavailable` is the server's fault, not the caller's: the token may be good.
+ * The `_unavailable` kinds are the server's fault, not the caller's: the token may be good.
  */
-export type DenialKind = 'missing_token' | 'invalid_token' | 'insufficient_scope' | 'sender_constrained' | 'introspection_unavailable';
+export type DenialKind = 'missing_token' | 'invalid_token' | 'insufficient_scope' | 'sender_constrained' | 'introspection_unavailable' | 'keys_unavailable';
 
 /**
  * A request refused for its credential: 401 (none, or not valid), 403 (valid, not enough),

@@ -138,7 +138,7 @@ export async function createResourceServer(options: OAuthOptions): Promise<Resou
   const invalid = (reason: string): { denial: Denial } => ({
     denial: { status: 401, kind: 'invalid_token', reason: `invalid token: ${reason}`, challenge: challenge({ error: 'invalid_token', error_description: reason, scope: signInScope() }) },
   });
-  const unavailable = (detail: string): { denial: Denial } => ({ denial: { status: 503, kind: 'introspection_unavailable', reason: UNAVAILABLE_REASON, detail } });
+  const unavailable = (kind: 'introspection_unavailable' | 'keys_unavailable', detail: string): { denial: Denial } => ({ denial: { status: 503, kind, reason: UNAVAILABLE_REASON, detail } });
   const insufficientScope = (caller: Caller, scopes: readonly string[], reason: string): Denial => {
     const held = new Set(caller.scopes ?? []);
     const kept = offered().filter((scope) => held.has(scope));
@@ -169,14 +169,14 @@ export async function createResourceServer(options: OAuthOptions): Promise<Resou
       } catch (error) {
         const code = (error as { code?: unknown }).code;
         if (typeof code === 'string' && TOKEN_FAULTS.has(code)) return invalid((error as Error).message);
-        return unavailable(`the keys of ${issuer} cannot be fetched: ${(error as Error).message}`);
+        return unavailable('keys_unavailable', `the keys of ${issuer} cannot be fetched: ${(error as Error).message}`);
       }
       if (!jwtAnswers) return { claims: payload };
       let answer: Record<string, unknown>;
       try {
         answer = await introspected(token, jwtAnswers);
       } catch (error) {
-        if (error instanceof IntrospectionError) return unavailable(error.message);
+        if (error instanceof IntrospectionError) return unavailable('introspection_unavailable', error.message);
         throw error;
       }
       // The signature vouches for the claims; the answer only says whether it still stands.
@@ -187,7 +187,7 @@ export async function createResourceServer(options: OAuthOptions): Promise<Resou
     try {
       answer = await introspected(token);
     } catch (error) {
-      if (error instanceof IntrospectionError) return unavailable(error.message);
+      if (error instanceof IntrospectionError) return unavailable('introspection_unavailable', error.message);
       throw error;
     }
     const problem = checkIntrospected(answer, issuer, resource);
