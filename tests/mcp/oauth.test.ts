@@ -14,7 +14,7 @@
  */
 import { createPublicKey } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { STATUS_CODES, createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +25,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { SignJWT, base64url, generateKeyPair, type CryptoKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { blocksUnder, readDoc } from '../docs/markdown.js';
 import { CLIENTS, REDIRECT_URI, startAuthServer, type AuthServer } from '../support/auth-server.js';
 import { BRIDGE_CLI, SLEEPER, bridgeEnv, waitFor } from '../support/mcp.js';
 import { MCP_HEADERS, lineCount, rawRequest, sseMessages, startHttpBridge, toolsCall, type HttpBridgeProcess } from '../support/mcp-http.js';
@@ -108,6 +109,15 @@ function challengeOf(header: string | string[] | undefined): Record<string, stri
 }
 
 const metadataUrl = () => `${bridge.base}/.well-known/oauth-protected-resource/mcp`;
+
+/** The plain blocks of docs/mcp.md's "Behind your identity provider", which show what the bridge sends and prints. */
+const docBlocks = () => blocksUnder(readDoc('docs/mcp.md'), 'Behind your identity provider', '').map((block) => block.body);
+/** The docs' example names made this test's: the issuer, the resource, the tool `search` (here the sleeper). */
+const asHere = (text: string) =>
+  text
+    .replaceAll('https://mcp.example.com/.well-known/oauth-protected-resource/mcp', metadataUrl())
+    .replaceAll('https://sso.example.com', as.issuer)
+    .replaceAll('tools:search', 'tools:sleeper');
 
 describe('Protected Resource Metadata', () => {
   it('is served at both well-known paths, without a token, to any page', async () => {
@@ -350,6 +360,9 @@ describe('introspection of JWTs, and an introspection endpoint that fails', () =
       expect(answer.body).not.toContain('invalid_token');
       expect(answer.body).not.toContain(stubUrl);
       expect(JSON.parse(answer.body)).toMatchObject({ id: 'r-1', error: { message: 'the access token cannot be checked now (the authorization server is unavailable); try again later' } });
+      const shown = docBlocks().find((body) => body.includes('HTTP/1.1 503'))!;
+      expect(shown).toContain(`HTTP/1.1 503 ${STATUS_CODES[503]}\nRetry-After: ${answer.headers['retry-after']}\n`);
+      expect(readDoc('docs/mcp.md').replace(/\s+/g, ' ')).toContain(`\`${JSON.parse(answer.body).error.message}\``);
       await waitFor(() => revocable.events().some((event) => event.event === 'refused' && event.status === 503), 'the refused line');
       expect(revocable.events().find((event) => event.event === 'refused' && event.status === 503)).toMatchObject({
         kind: 'introspection_unavailable',
@@ -375,6 +388,8 @@ describe('introspection of JWTs, and an introspection endpoint that fails', () =
         'check the client_id and client_secret of --auth-client-file, and that this client may introspect tokens\n',
     );
     expect(result.stderr).not.toContain('not-the-secret');
+    const shown = docBlocks().find((body) => body.includes('refused the client'))!;
+    expect(result.stderr).toBe(shown.replace('https://sso.example.com/realms/acme/protocol/openid-connect/token/introspect', introspection).replace('"twylt-mcp"', '"introspector"'));
   });
 });
 
@@ -507,6 +522,41 @@ describe('a tool never sees the token', () => {
     const signature = token.split('.').at(-1)!;
     expect(environment).not.toContain(signature);
     expect(argv).not.toContain(signature);
+  });
+});
+
+describe('docs/mcp.md shows the answers as the bridge sends them', () => {
+  it('each refusal of the table: its status line and WWW-Authenticate header, byte for byte', async () => {
+    const table = docBlocks().find((body) => body.startsWith('no token\nHTTP/1.1 401'));
+    expect(table).toBeDefined();
+    const cases = table!.trim().split('\n\n').map((text) => text.split('\n'));
+    const answers: Record<string, () => Promise<Awaited<ReturnType<typeof callSleeper>>>> = {
+      'no token': () => callSleeper(undefined),
+      'a token that is not valid': async () => callSleeper(await forged({ iat: now() - 600, exp: now() - 120 })),
+      'a valid token without a required scope': async () => callSleeper(await machineToken('tools:echo')),
+      'a call of a tool the token has no scope for': async () => callSleeper(await machineToken('mcp tools:echo')),
+    };
+    let compared = 0;
+    for (const [label, status, ...headers] of cases) {
+      const make = Object.entries(answers).find(([start]) => label!.startsWith(start))?.[1];
+      if (!make) continue; // the 503: shown by the introspection tests below
+      const answer = await make();
+      expect(status).toBe(`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}`);
+      expect(headers.map(asHere)).toEqual([`WWW-Authenticate: ${answer.headers['www-authenticate']}`]);
+      compared += 1;
+    }
+    expect(compared).toBe(Object.keys(answers).length);
+  });
+
+  it('the start-up error of an issuer that cannot be discovered, as printed', async () => {
+    const shown = docBlocks().find((body) => body.includes('cannot discover the authorization server'));
+    const result = await run([process.execPath, BRIDGE_CLI, '--http', '127.0.0.1:0', '--auth-issuer', `${as.issuer}/realms/acme`, ...tools(ECHO)], {
+      env: bridgeEnv(),
+      cleanEnv: true,
+      timeoutMs: 30_000,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(asHere(shown!));
   });
 });
 
