@@ -169,6 +169,9 @@ describe('an issuer laid out as a Keycloak realm', () => {
 
   it('an introspection answer bound to a key (cnf) is refused; an endpoint that refuses the client stops the start, or later answers 503', async () => {
     const server = await createResourceServer({ issuer, resource, introspection: introspection() });
+    // Sent under the DPoP scheme: refused as bound, where it used to read as no token at all.
+    const dpop = { headers: { authorization: 'DPoP opaque-bound-token', dpop: 'a.proof.jwt' } } as unknown as IncomingMessage;
+    expect((await server.authenticate(dpop)).denial).toMatchObject({ status: 401, kind: 'sender_constrained' });
     introspected = { cnf: { 'x5t#S256': 'bwcK0esc3ACC3DB2Y5_lESsXE8o9ltc05O89jdN-dg2' } };
     try {
       expect((await server.authenticate(bearer('opaque-bound-token'))).denial).toMatchObject({ status: 401, kind: 'sender_constrained' });

@@ -145,6 +145,11 @@ export async function createResourceServer(options: OAuthOptions): Promise<Resou
     return { status: 403, kind: 'insufficient_scope', reason, challenge: challenge({ error: 'insufficient_scope', scope: scopeList([...required, ...scopes], kept) }) };
   };
 
+  const sendersConstrained = (): { denial: Denial } => {
+    const reason = 'a sender-constrained token (cnf: DPoP or mutual TLS) is not accepted here: its proof of possession is not checked; ask for a bearer token';
+    return { denial: { status: 401, kind: 'sender_constrained', reason: `invalid token: ${reason}`, challenge: challenge({ error: 'invalid_token', error_description: reason, scope: signInScope() }) } };
+  };
+
   /** The introspection answer for `token`, from the cache when it holds one. */
   async function introspected(token: string, cache?: IntrospectionCache): Promise<Record<string, unknown>> {
     const kept = cache?.get(token);
@@ -201,6 +206,8 @@ export async function createResourceServer(options: OAuthOptions): Promise<Resou
     insufficientScope,
     async authenticate(request: IncomingMessage): Promise<Authentication> {
       const token = bearerToken(request);
+      // A DPoP-bound token sent as such (`Authorization: DPoP ...`): said plainly, not "no token".
+      if (token === undefined && /^DPoP\s/i.test(request.headers.authorization ?? '')) return sendersConstrained();
       if (token === undefined) {
         return { denial: { status: 401, kind: 'missing_token', reason: 'a bearer access token is required', challenge: challenge({ scope: signInScope() }) } };
       }
@@ -208,10 +215,7 @@ export async function createResourceServer(options: OAuthOptions): Promise<Resou
       if ('denial' in checked) return checked;
       const { claims } = checked;
       // A token bound to a key proves nothing without the proof of that key (RFC 9449, RFC 8705).
-      if (claims.cnf !== undefined) {
-        const reason = 'a sender-constrained token (cnf: DPoP or mutual TLS) is not accepted here: its proof of possession is not checked; ask for a bearer token';
-        return { denial: { status: 401, kind: 'sender_constrained', reason: `invalid token: ${reason}`, challenge: challenge({ error: 'invalid_token', error_description: reason, scope: signInScope() }) } };
-      }
+      if (claims.cnf !== undefined) return sendersConstrained();
       const caller: Caller = {
         sub: typeof claims.sub === 'string' ? claims.sub : undefined,
         clientId: [claims.client_id, claims.azp].find((value): value is string => typeof value === 'string'),
