@@ -190,6 +190,22 @@ describe('an issuer laid out as a Keycloak realm', () => {
     }
   });
 
+  it('a 401 names the required and offered scopes within 2048 characters; a 403 always names the one missing', async () => {
+    const offered = ['tools:*', ...Array.from({ length: 500 }, (_, i) => `tools:tool_number_${i}`)];
+    const server = await createResourceServer({ issuer, resource, requiredScopes: ['mcp'], offeredScopes: () => offered });
+    const scopeIn = (challenge: string | undefined) => /scope="([^"]*)"/.exec(challenge ?? '')?.[1] ?? '';
+    const asked = scopeIn((await server.authenticate({ headers: {} } as IncomingMessage)).denial?.challenge).split(' ');
+    expect(asked.slice(0, 3)).toEqual(['mcp', 'tools:*', 'tools:tool_number_0']);
+    expect(asked.join(' ').length).toBeLessThanOrEqual(2048);
+    expect(asked.join(' ').length).toBeGreaterThan(2000);
+    expect(server.metadata().scopes_supported).toHaveLength(502); // all, with the required one
+    // A caller holding every tool but the last: the scope it lacks comes first, whatever is cut.
+    const caller = { scopes: ['mcp', ...offered.slice(1, -1)] };
+    const stepUp = scopeIn(server.insufficientScope(caller, ['tools:tool_number_499'], 'no access').challenge).split(' ');
+    expect(stepUp.slice(0, 3)).toEqual(['mcp', 'tools:tool_number_499', 'tools:tool_number_0']);
+    expect(stepUp.join(' ').length).toBeLessThanOrEqual(2048);
+  });
+
   it('refuses to start when the metadata names another issuer', async () => {
     await expect(createResourceServer({ issuer: `${issuer}/`, resource })).rejects.toThrow(/names the issuer .* not /);
   });
