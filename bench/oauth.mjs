@@ -129,11 +129,13 @@ else {
   process.stdout.write(`  shared token  p50 ${ms(result.token.p50)}  p99 ${ms(result.token.p99)}\n`);
   process.stdout.write(`  OAuth (JWT)   p50 ${ms(result.oauth.p50)}  p99 ${ms(result.oauth.p99)}\n`);
   process.stdout.write(`  OAuth / token at p50: ${result.p50Ratio.toFixed(3)}x (${result.p50ExtraMicroseconds.toFixed(0)} µs more per request)\n`);
+  // A round cut short by --max-seconds leaves no sample: said, not a crash.
+  const fixed = (value, digits) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a (out of time)');
   const { tokenMicroseconds, oauthMicroseconds, ratio } = result.authenticate;
-  process.stdout.write(`authenticate() alone, median of round means: token ${tokenMicroseconds.toFixed(1)} µs, OAuth ${oauthMicroseconds.toFixed(1)} µs (${ratio.toFixed(1)}x)\n`);
+  process.stdout.write(`authenticate() alone, median of round means: token ${fixed(tokenMicroseconds, 1)} µs, OAuth ${fixed(oauthMicroseconds, 1)} µs (${fixed(ratio, 1)}x)\n`);
   const { keptMicroseconds, eachMicroseconds, keptRatio, eachRatio } = result.introspectJwt;
   process.stdout.write(
-    `--auth-introspect-jwt, beside the JWT alone: answers kept 30 s ${keptMicroseconds.toFixed(1)} µs (${keptRatio.toFixed(2)}x), ` +
-      `asked each time ${eachMicroseconds.toFixed(1)} µs (${eachRatio.toFixed(1)}x)\n`,
+    `--auth-introspect-jwt, beside the JWT alone: answers kept 30 s ${fixed(keptMicroseconds, 1)} µs (${fixed(keptRatio, 2)}x), ` +
+      `asked each time ${fixed(eachMicroseconds, 1)} µs (${fixed(eachRatio, 1)}x)\n`,
   );
 }
