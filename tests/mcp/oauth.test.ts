@@ -249,6 +249,37 @@ describe('per-tool access', () => {
   });
 });
 
+// Before the describes that start bridges of their own: each fetches the keys once at its start.
+describe('the issuer’s keys', () => {
+  it('a rotation is picked up: a token signed by the new key is accepted once the keys are refetched', async () => {
+    const fetched = as.jwksFetches();
+    const old = as.key();
+    await as.rotate();
+    const token = await machineToken('mcp tools:sleeper');
+    // Refused while the last fetch is fresher than the cool-down, then accepted after one refetch.
+    const deadline = Date.now() + 30_000;
+    let status = 0;
+    while (Date.now() < deadline && (status = (await callSleeper(token)).status) !== 200) await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(status).toBe(200);
+    expect(as.jwksFetches()).toBe(fetched + 1);
+    // The old key is still published: its tokens stay good.
+    expect((await callSleeper(await forged({}, { key: old.privateKey, kid: old.kid }))).status).toBe(200);
+  }, 60_000);
+
+  it('unknown key ids refetch the keys at most once per cool-down', async () => {
+    const fetched = as.jwksFetches();
+    const started = Date.now();
+    const tries = 8;
+    for (let i = 0; i < tries; i += 1) {
+      const answer = await callSleeper(await forged({}, { key: (await generateKeyPair('ES256')).privateKey, kid: `unknown-${i}` }));
+      expect(answer.status).toBe(401);
+    }
+    const allowed = 1 + Math.floor((Date.now() - started) / COOLDOWN_MS);
+    expect(as.jwksFetches() - fetched).toBeLessThanOrEqual(allowed);
+    expect(allowed).toBeLessThan(tries); // else this run was too slow to show the limit
+  });
+});
+
 describe('browse mode with per-tool scopes', () => {
   let browse: HttpBridgeProcess;
   beforeAll(async () => {
@@ -390,36 +421,6 @@ describe('introspection of JWTs, and an introspection endpoint that fails', () =
     expect(result.stderr).not.toContain('not-the-secret');
     const shown = docBlocks().find((body) => body.includes('refused the client'))!;
     expect(result.stderr).toBe(shown.replace('https://sso.example.com/realms/acme/protocol/openid-connect/token/introspect', introspection).replace('"twylt-mcp"', '"introspector"'));
-  });
-});
-
-describe('the issuer’s keys', () => {
-  it('a rotation is picked up: a token signed by the new key is accepted once the keys are refetched', async () => {
-    const fetched = as.jwksFetches();
-    const old = as.key();
-    await as.rotate();
-    const token = await machineToken('mcp tools:sleeper');
-    // Refused while the last fetch is fresher than the cool-down, then accepted after one refetch.
-    const deadline = Date.now() + 30_000;
-    let status = 0;
-    while (Date.now() < deadline && (status = (await callSleeper(token)).status) !== 200) await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(status).toBe(200);
-    expect(as.jwksFetches()).toBe(fetched + 1);
-    // The old key is still published: its tokens stay good.
-    expect((await callSleeper(await forged({}, { key: old.privateKey, kid: old.kid }))).status).toBe(200);
-  }, 60_000);
-
-  it('unknown key ids refetch the keys at most once per cool-down', async () => {
-    const fetched = as.jwksFetches();
-    const started = Date.now();
-    const tries = 8;
-    for (let i = 0; i < tries; i += 1) {
-      const answer = await callSleeper(await forged({}, { key: (await generateKeyPair('ES256')).privateKey, kid: `unknown-${i}` }));
-      expect(answer.status).toBe(401);
-    }
-    const allowed = 1 + Math.floor((Date.now() - started) / COOLDOWN_MS);
-    expect(as.jwksFetches() - fetched).toBeLessThanOrEqual(allowed);
-    expect(allowed).toBeLessThan(tries); // else this run was too slow to show the limit
   });
 });
 
