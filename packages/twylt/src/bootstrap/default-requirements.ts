@@ -21,9 +21,9 @@ import { importsOf } from './imports.js';
  * that imports it (`^VERSION`), else the range the nearest package.json declares, else `*`.
  * `{}` when the tool file is unknown or does not exist (no code to read). A built executable
  * answers what the build derived (see `builtRequirementsSource`). Only describe requests
- * need this, so a file that exists and cannot be read, or a package.json needed for a range
- * that is malformed, is a describe error (exit 4) naming the file, for the launcher and the
- * run loop alike.
+ * need this, so a file that exists and cannot be read, or a nearest package.json that is
+ * malformed, is a describe error (exit 4) naming the file, for the launcher and the run
+ * loop alike.
  */
 export function defaultRequirements(toolFile: string | undefined): Requirements {
   const built = (globalThis as Slots)[BUILT_REQUIREMENTS];
@@ -56,16 +56,12 @@ function importedDependencies(entry: string): Record<string, string> {
       }
     }
   }
-  let declared: Record<string, string> | undefined;
+  const declared = nearestDeclared(dirname(entry));
   const out: Record<string, string> = {};
   for (const name of [...packages.keys()].sort()) {
     const installed = installedVersion(name, packages.get(name)!);
-    if (installed) out[name] = `^${installed}`;
-    else {
-      declared ??= nearestDeclared(dirname(entry));
-      const range = declared[name];
-      out[name] = range === undefined || LOCAL_SOURCE.test(range) ? '*' : range;
-    }
+    const range = declared[name];
+    out[name] = installed ? `^${installed}` : range === undefined || LOCAL_SOURCE.test(range) ? '*' : range;
   }
   return out;
 }
