@@ -34,8 +34,8 @@ describe.skipIf(noPython)(`scanning packs${noPython ? `: skipped, ${NO_PYTHON_RE
     expect(needs).toMatchObject({ name: 'to_toml', status: 'needs_install', requirements: { tool: 'pip', content: 'tomli-w==1.2.0\n' } });
     // The exact command an --install would run, into the cache, never the global site-packages.
     expect(needs.reason).toMatch(/ -m pip install .*--target \S+\/twylt\/envs\/pip-[0-9a-f]{16} tomli-w==1\.2\.0$/);
-    // A TypeScript tool installed with twylt from a path publishes a range anyone can install.
-    expect(JSON.parse((rows.get('loose/text/shout/tool.ts')!.requirements as { content: string }).content)).toEqual({ dependencies: { twylt: '^0.1.0', zod: '^4.0.0' } });
+    // A TypeScript tool installed with twylt from a path publishes a range anyone can install: what it imports, at the installed versions.
+    expect(JSON.parse((rows.get('loose/text/shout/tool.ts')!.requirements as { content: string }).content)).toEqual({ dependencies: { twylt: '^0.1.0', zod: expect.stringMatching(/^\^4\.\d+\.\d+$/) } });
     // Unlisted files of a pack, tests, node_modules, hidden and __pycache__ folders, other scripts: never run.
     expect(markers(dir)).toEqual([]);
   });
