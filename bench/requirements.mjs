@@ -3,7 +3,8 @@
  * describe, and that a call pays nothing for it: the same tool with requirements declared
  * (nothing derived) and without (the module graph read), in one tool file and in a tool that
  * imports 20 files of its own. Commands alternated in one run, medians; each line is a ratio
- * against the declared twin measured in the same run.
+ * against the declared twin measured in the same run. Then the derivation alone, timed inside
+ * a process (its module loaded and the graph read), against the declared describe.
  *
  *   node bench/requirements.mjs [--runs N]      (default 15; after npm run build)
  */
@@ -62,6 +63,17 @@ for (let i = 0; i < runs; i++) {
     }
   }
 }
+// The derivation alone, in the process that describes: loading its module and reading the graph.
+const MODULE = join(ROOT, 'packages/twylt/dist/bootstrap/default-requirements.js');
+const inProcess = {};
+for (let i = 0; i < runs; i++) {
+  for (const [pair, files] of Object.entries(pairs)) {
+    const script = `const t = performance.now(); const { defaultRequirements } = await import(${JSON.stringify(MODULE)}); defaultRequirements(${JSON.stringify(files.derived)}); console.log(performance.now() - t);`;
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: dir, encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`the in-process derivation failed: ${result.stderr}`);
+    (inProcess[pair] ??= []).push(Number(result.stdout));
+  }
+}
 rmSync(dir, { recursive: true, force: true });
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -72,4 +84,9 @@ for (const pair of Object.keys(pairs)) {
     const derived = median(times[`${pair}, ${ask}, derived`]);
     console.log(`${`${pair}, ${ask}:`.padEnd(32)} derived ${derived.toFixed(1)} ms, declared ${declared.toFixed(1)} ms: ${(derived / declared).toFixed(2)}x`);
   }
+}
+for (const pair of Object.keys(pairs)) {
+  const derivation = median(inProcess[pair]);
+  const describe = median(times[`${pair}, describe json_spec, declared`]);
+  console.log(`${`${pair}, the derivation alone:`.padEnd(32)} ${derivation.toFixed(1)} ms in the process, ${(derivation / describe).toFixed(3)}x of a declared describe json_spec`);
 }
