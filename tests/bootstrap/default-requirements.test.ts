@@ -144,6 +144,7 @@ describe('the imports of one source', () => {
       "// import 'line-comment'",
       "/* require('block-comment') */",
       'const s = "import \'in-string\'";',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: source text for the lexer, not a template
       "const t = `require('in-template') ${await import('in-substitution')} import 'after'`;",
       "const re = /import 'in-regexp' [/]/g; const half = 4 / 2; const third = half / 3 / 1;",
       "if (re.test('x')) { throw /'/; }",
