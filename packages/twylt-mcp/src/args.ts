@@ -43,6 +43,8 @@ export interface CliPlan {
   maxMessageBytes?: number;
   /** Serve over HTTP at this address instead of stdio. */
   http?: HttpPlan;
+  /** Serve Prometheus metrics at http://HOST:PORT/metrics (both modes; ADR 0033). */
+  metrics?: { host: string; port: number };
 }
 
 /** The options of `--http` mode; the token itself is read by the caller (file or environment). */
@@ -113,6 +115,10 @@ Options:
                            JSON-RPC error -32010 and not run (default 100)
   --max-message-bytes N    stdio: largest JSON-RPC message read; a longer line is answered
                            with error -32600 and skipped (default 10485760)
+  --metrics [HOST:]PORT    serve Prometheus metrics at http://HOST:PORT/metrics (default
+                           host 127.0.0.1); beyond loopback only with --http's token,
+                           which every scrape must send. Traces: the standard OTEL_*
+                           environment (docs/observability.md)
   -h, --help               show this help
   -V, --version            show the version
 
@@ -185,6 +191,7 @@ export function parseCli(argv: readonly string[]): CliPlan {
         'max-queue': { type: 'string' },
         'max-message-bytes': { type: 'string' },
         http: { type: 'string' },
+        metrics: { type: 'string' },
         'token-file': { type: 'string' },
         'allow-origin': { type: 'string', multiple: true },
         'allow-host': { type: 'string', multiple: true },
@@ -226,6 +233,13 @@ export function parseCli(argv: readonly string[]): CliPlan {
     maxQueue: wholeNumber('--max-queue', values['max-queue']),
     maxMessageBytes: positiveInteger('--max-message-bytes', values['max-message-bytes']),
   };
+  if (values.metrics !== undefined) {
+    try {
+      plan.metrics = parseListenAddress(values.metrics);
+    } catch (error) {
+      throw new UsageError(`--metrics: ${(error as Error).message}`);
+    }
+  }
   if (values.http !== undefined) {
     if (plan.maxMessageBytes !== undefined) throw new UsageError('--max-message-bytes is for stdio; over HTTP, use --max-body-bytes');
     let address;

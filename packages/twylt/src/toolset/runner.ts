@@ -10,6 +10,7 @@ import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from '../client/process.
 import type { ToolSpec, Transport } from '../client/types.js';
 import { DESCRIBE_KEY } from '../protocol/constants.js';
 import type { ToolEntry } from './entry.js';
+import { callChannel, traced } from './events.js';
 import { DEFAULT_WARM_IDLE_MS, WarmCap, WarmPool } from './warm.js';
 
 /**
@@ -103,15 +104,18 @@ export function createRunner(entry: ToolEntry, defaults: RunnerDefaults = {}, sp
     warm,
     close: () => warm?.close(),
     spec: (options) => client.spec({ signal: options?.signal, timeoutMs: options?.timeoutMs }),
-    async call(input, options = {}) {
-      if (Object.hasOwn(input, DESCRIBE_KEY)) throw new SchemaMismatchError(client.command, 'input', [RESERVED_DESCRIBE], undefined);
-      return client.call(input, {
-        signal: options.signal,
-        transport: options.transport ?? entry.transport ?? 'auto',
-        timeoutMs: options.timeoutMs,
-        numbers: options.numbers,
-        validate: options.validate ?? true,
-        warm,
+    call(input, options = {}) {
+      // Observers name the call by the entry (a configured name, never a caller's text).
+      return traced(callChannel, () => ({ tool: entry.name ?? spec?.name ?? client.command[0] ?? '' }), async () => {
+        if (Object.hasOwn(input, DESCRIBE_KEY)) throw new SchemaMismatchError(client.command, 'input', [RESERVED_DESCRIBE], undefined);
+        return client.call(input, {
+          signal: options.signal,
+          transport: options.transport ?? entry.transport ?? 'auto',
+          timeoutMs: options.timeoutMs,
+          numbers: options.numbers,
+          validate: options.validate ?? true,
+          warm,
+        });
       });
     },
   };
