@@ -1,7 +1,7 @@
 /** `twylt inspect`: a local web page to try TWYLT tools in the browser. */
 import { resolve } from 'node:path';
 import { isLoopback } from '../../server/access.js';
-import { DEFAULT_HOST } from '../../server/listen.js';
+import { DEFAULT_HOST, parseListenAddress } from '../../server/listen.js';
 import { splitArgv } from '../../toolset/args.js';
 import { ConfigError, collectEntries } from '../../toolset/config.js';
 import { ToolsetError, describeToolset, type DescribedTool } from '../../toolset/describe.js';
@@ -18,7 +18,7 @@ const HELP = `twylt inspect: try TWYLT tools in the browser
 Usage:
   twylt inspect [--config tools.json]... [--scan DIR]... [--port N] [--host H]
                 [--timeout MS] [--describe-timeout MS] [--strict] [--warm N] [--max-warm N]
-                [--no-open] [-- <tool command...> [-- <tool command...>]...]
+                [--metrics [HOST:]PORT] [--no-open] [-- <tool command...> [-- <tool command...>]...]
 
 Describes every tool, then serves a local page that lists them, builds a form from each
 input schema (or edit the input as JSON), calls the tool over the transport you pick and
@@ -53,6 +53,9 @@ Options:
                   "warm" overrides it (default 0: none); a reload starts fresh ones
   --max-warm N    warm processes of all tools together (default ${DEFAULT_MAX_WARM}): each holds
                   its tool's memory while it waits (30-60 MB for a Node.js or Python tool)
+  --metrics [HOST:]PORT
+                  serve Prometheus metrics of the calls at http://HOST:PORT/metrics
+                  (this machine only; docs/observability.md)
   --no-open       do not open the page in a browser
   -h, --help      show this help
 
@@ -90,6 +93,7 @@ export const command: Command = {
         warm: { type: 'string' },
         'max-warm': { type: 'string' },
         'no-open': { type: 'boolean' },
+        metrics: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -108,6 +112,7 @@ export const command: Command = {
     const timeoutMs = parseTimeout(values.timeout) ?? DEFAULT_TIMEOUT_MS;
     const describeTimeoutMs = parseTimeout(values['describe-timeout'], '--describe-timeout');
     const warm = { warm: parseCount('--warm', values.warm), maxWarm: parseCount('--max-warm', values['max-warm']) };
+    const metrics = values.metrics === undefined ? undefined : parseMetrics(values.metrics);
     const say = (line: string) => io.stderr.write(`twylt inspect: ${line}\n`);
     const onUndescribed = values.strict ? undefined : (problem: string) => say(`left out, described again at the next reload: ${problem}`);
 
@@ -129,6 +134,19 @@ export const command: Command = {
         return CLI_EXIT.failed;
       }
       throw error;
+    }
+    // Loaded only when asked for (ADR 0033); it has no token to check, so loopback only.
+    let observing: { close(): Promise<void> } | undefined;
+    if (metrics) {
+      const { startObserving } = await import('../../observe/index.js');
+      try {
+        const started = await startObserving({ serviceName: 'twylt-inspect', metrics, traces: null });
+        observing = started;
+        say(`metrics at ${started.metrics!.url}`);
+      } catch (error) {
+        say(`cannot start: ${(error as Error).message}`);
+        return CLI_EXIT.failed;
+      }
     }
     let tools: DescribedTool[];
     try {
@@ -161,10 +179,19 @@ export const command: Command = {
 
     const signal = await stopped;
     await inspector.close();
+    await observing?.close();
     say(`stopped (${signal})`);
     return CLI_EXIT.ok;
   },
 };
+
+function parseMetrics(text: string): { host: string; port: number } {
+  try {
+    return parseListenAddress(text);
+  } catch (error) {
+    throw new UsageError(`--metrics: ${(error as Error).message}`);
+  }
+}
 
 function parsePort(text: string | undefined): number {
   if (text === undefined) return 0;
