@@ -10,12 +10,13 @@
  * so an application that embeds a consumer keeps its own.
  */
 import type { ChildProcess } from 'node:child_process';
-import type { Attributes, Context, Span, SpanContext, Tracer } from '@opentelemetry/api';
+import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
 import {
   queueChannel,
   requestChannel,
   spawnChannel,
   spawnedChannel,
+  traceEnv,
   validateChannel,
   warmChannel,
   type ProcessMessage,
@@ -217,15 +218,6 @@ function requestAttributes(message: RequestMessage): Attributes {
 function toolAttributes(scope: Scope | undefined): Attributes {
   const tool = toolOf(scope);
   return tool === undefined ? {} : { 'gen_ai.tool.name': tool };
-}
-
-/** What a tool process reads to continue the trace (the OTel environment-carrier convention). */
-export function traceEnv(context: SpanContext): Record<string, string> {
-  const flags = (context.traceFlags & 0xff).toString(16).padStart(2, '0');
-  const env: Record<string, string> = { TRACEPARENT: `00-${context.traceId}-${context.spanId}-${flags}` };
-  const state = context.traceState?.serialize();
-  if (state) env.TRACESTATE = state;
-  return env;
 }
 
 type Sdk = typeof import('@opentelemetry/sdk-trace');

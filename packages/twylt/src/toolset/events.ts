@@ -117,6 +117,26 @@ export const spawnChannel = diagnostics.channel(CHANNEL.spawn);
 export const spawnedChannel = diagnostics.channel(CHANNEL.spawned);
 export const refusalChannel = diagnostics.channel(CHANNEL.refusal);
 
+/** A span's identity, as OpenTelemetry's SpanContext has it. */
+export interface SpanIds {
+  traceId: string;
+  spanId: string;
+  traceFlags: number;
+  traceState?: { serialize(): string };
+}
+
+/**
+ * The environment that hands a tool process its span (TRACEPARENT, TRACESTATE: the W3C trace
+ * context as OpenTelemetry's environment-carrier convention names it).
+ */
+export function traceEnv(context: SpanIds): Record<string, string> {
+  const flags = (context.traceFlags & 0xff).toString(16).padStart(2, '0');
+  const env: Record<string, string> = { TRACEPARENT: `00-${context.traceId}-${context.spanId}-${flags}` };
+  const state = context.traceState?.serialize();
+  if (state) env.TRACESTATE = state;
+  return env;
+}
+
 /**
  * Run `task` inside the tracing channel's events when anyone listens, else just run it.
  * (TracingChannel.hasSubscribers is newer than some runtimes we support: check its channels.)
