@@ -8,7 +8,16 @@ import { JS_RUNTIME } from '../support/runtimes.js';
 import { ROOT } from '../support/process.js';
 import { SLEEPER, startBridge, waitFor } from '../support/mcp.js';
 import { MCP_HEADERS, rawRequest, sseMessages, startHttpBridge, toolsCall } from '../support/mcp-http.js';
+import { blocksUnder, readDoc } from '../docs/markdown.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './support.js';
+
+/** The environment docs/observability.md shows, as KEY=VALUE lines. */
+const DOC_ENV = Object.fromEntries(
+  blocksUnder(readDoc('docs/observability.md'), 'Traces', 'env')[0]!
+    .body.split('\n')
+    .filter(Boolean)
+    .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+);
 
 const TRACEPARENT_TOOL = [...JS_RUNTIME, `${ROOT}tests/fixtures/mcp/traceparent.mjs`];
 const tools = (...commands: ReadonlyArray<readonly string[]>) => commands.flatMap((command) => ['--', ...command]);
@@ -22,13 +31,11 @@ beforeAll(async () => {
 });
 afterAll(() => receiver?.close());
 
-const otel = (protocol: string, extra: Record<string, string> = {}) => ({
-  OTEL_TRACES_EXPORTER: 'otlp',
-  OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
-  OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
-  OTEL_BSP_SCHEDULE_DELAY: '50',
-  ...extra,
-});
+/** The doc's environment, pointed at the receiver (and exporting every 50 ms). */
+const otel = (protocol: string, extra: Record<string, string> = {}) => {
+  expect(DOC_ENV).toMatchObject({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' });
+  return { ...DOC_ENV, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: protocol, OTEL_BSP_SCHEDULE_DELAY: '50', ...extra };
+};
 
 /** The spans of `traceId`, once `count` have arrived. */
 async function trace(traceId: string, count: number): Promise<ReceivedSpan[]> {

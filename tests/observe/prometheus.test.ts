@@ -8,7 +8,18 @@ import { JS_RUNTIME } from '../support/runtimes.js';
 import { ROOT } from '../support/process.js';
 import { SLEEPER } from '../support/mcp.js';
 import { startHttpBridge, type HttpBridgeProcess } from '../support/mcp-http.js';
+import { blocksUnder, readDoc } from '../docs/markdown.js';
 import { hasPrometheus, metricsUrl, startPrometheus, type Prometheus } from './support.js';
+
+const DOC = readDoc('docs/observability.md');
+/** The doc's scrape config, pointed at `target` and scraping every 500 ms. */
+function scrapeConfig(target: string): string {
+  const [block] = blocksUnder(DOC, 'Prometheus scrape config', 'yaml');
+  expect(block!.body).toContain("targets: ['127.0.0.1:9464']");
+  return block!.body.replace('127.0.0.1:9464', target).replace('scrape_interval: 15s', 'scrape_interval: 500ms');
+}
+/** The doc's example queries, each line that is not a comment. */
+const QUERIES = blocksUnder(DOC, 'Example queries', 'promql')[0]!.body.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'));
 
 const TRACEPARENT_TOOL = [...JS_RUNTIME, `${ROOT}tests/fixtures/mcp/traceparent.mjs`];
 const tools = (...commands: ReadonlyArray<readonly string[]>) => commands.flatMap((command) => ['--', ...command]);
@@ -19,7 +30,7 @@ describe.skipIf(!hasPrometheus)('Prometheus scraping the bridge (needs Debian\'s
 
   beforeAll(async () => {
     bridge = await startHttpBridge(['--metrics', '127.0.0.1:0', ...tools(SLEEPER, TRACEPARENT_TOOL)]);
-    prometheus = await startPrometheus(new URL(metricsUrl(bridge.stderr())).host);
+    prometheus = await startPrometheus(scrapeConfig(new URL(metricsUrl(bridge.stderr())).host));
   }, 60_000);
   afterAll(async () => {
     await prometheus?.stop();
@@ -52,4 +63,13 @@ describe.skipIf(!hasPrometheus)('Prometheus scraping the bridge (needs Debian\'s
     const series = (await (await fetch(`${prometheus.url}/api/v1/series?match[]=${encodeURIComponent('{job="twylt-mcp"}')}`)).json()) as { data: Array<Record<string, string>> };
     expect(JSON.stringify(series.data)).not.toContain('no_such_tool_x');
   }, 90_000);
+
+  it('answers every example query of docs/observability.md', async () => {
+    expect(QUERIES.length).toBeGreaterThan(10);
+    const answered: Record<string, number> = {};
+    for (const query of QUERIES) answered[query] = (await prometheus.query(query.replaceAll('$__rate_interval', '1m'))).length;
+    // Those over the calls made above have a series to show.
+    expect(answered['sum by (gen_ai_tool_name) (rate(twylt_tool_calls_total[$__rate_interval]))']).toBe(2);
+    expect(answered['sum by (gen_ai_tool_name, error_type) (rate(twylt_tool_calls_total{error_type!=""}[$__rate_interval]))']).toBe(1);
+  }, 60_000);
 });

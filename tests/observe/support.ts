@@ -111,11 +111,11 @@ export interface Prometheus {
   log(): string;
 }
 
-/** Debian's Prometheus scraping `target` (`host:port`) every 500 ms, its data in a temp folder. */
-export async function startPrometheus(target: string): Promise<Prometheus> {
+/** Debian's Prometheus with `config` (prometheus.yml as text), its data in a temp folder. */
+export async function startPrometheus(configText: string): Promise<Prometheus> {
   const dir = mkdtempSync(join(tmpdir(), 'twylt-prometheus-'));
   const config = join(dir, 'prometheus.yml');
-  writeFileSync(config, ['global:', '  scrape_interval: 500ms', 'scrape_configs:', '  - job_name: twylt-mcp', '    static_configs:', `      - targets: ['${target}']`, ''].join('\n'));
+  writeFileSync(config, configText);
   const port = await freePort();
   const child: ChildProcess = spawn(
     PROMETHEUS,
@@ -140,7 +140,8 @@ export async function startPrometheus(target: string): Promise<Prometheus> {
       const response = await fetch(`${url}/api/v1/query?query=${encodeURIComponent(promql)}`);
       const body = (await response.json()) as any;
       if (body.status !== 'success') throw new Error(`query ${promql}: ${JSON.stringify(body)}`);
-      return body.data.result.map((item: any) => ({ metric: item.metric, value: Number(item.value[1]) }));
+      // A scalar or a vector; the tests read vectors.
+      return body.data.resultType === 'vector' ? body.data.result.map((item: any) => ({ metric: item.metric, value: Number(item.value[1]) })) : [];
     },
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
