@@ -54,7 +54,7 @@ describe.skipIf(!hasPrometheus)('Prometheus scraping the bridge (needs Debian\'s
     }
     expect(seen).toEqual({ 'traceparent/': 3, 'sleeper/failed': 2 });
 
-    const operations = await prometheus.query('mcp_server_operation_duration_seconds_count');
+    const operations = await prometheus.query('mcp_server_operation_duration_seconds_count{mcp_method_name="tools/call"}');
     const byLabels = Object.fromEntries(operations.map(({ metric, value }) => [`${metric.mcp_method_name} ${metric.gen_ai_tool_name ?? '-'} ${metric.error_type ?? '-'}`, value]));
     expect(byLabels).toEqual({ 'tools/call traceparent -': 3, 'tools/call sleeper failed': 2, 'tools/call - -32602': 1 });
     const exits = await prometheus.query('twylt_tool_exits_total');

@@ -93,7 +93,12 @@ export function createServer(tools: readonly BridgeTool[] | (() => readonly Brid
   // Messages the SDK cannot handle (malformed JSON-RPC, say) are dropped; say so.
   server.onerror = (error) => log(`MCP: ${error.message}`);
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: browse ? BROWSE_TOOLS : served().visible.map((tool) => tool.definition) }));
+  const transport = options.transport ?? { kind: 'stdio' };
+  const listTools = () => ({ tools: browse ? BROWSE_TOOLS : served().visible.map((tool) => tool.definition) });
+  server.setRequestHandler(ListToolsRequestSchema, (request, extra) => {
+    if (!observingRequests()) return listTools();
+    return requestChannel.tracePromise(async () => listTools(), requestMessage('tools/list', request.params, extra.requestId, extra.requestInfo?.headers, transport, undefined));
+  });
 
   /** Run the served tool `name`: the one call path of both modes. */
   const callTool = async (name: string, args: Record<string, unknown>, extra: RequestExtra, arrived: number, observed?: RequestMessage): Promise<CallToolResult> => {
@@ -148,7 +153,6 @@ export function createServer(tools: readonly BridgeTool[] | (() => readonly Brid
     return callTool(call.name, call.arguments, extra, arrived, observed);
   };
 
-  const transport = options.transport ?? { kind: 'stdio' };
   server.setRequestHandler(CallRequestSchema, (request, extra): Promise<CallToolResult> | CallToolResult => {
     const { name, arguments: args = {} } = request.params;
     const arrived = performance.now();
