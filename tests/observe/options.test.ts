@@ -1,6 +1,6 @@
 /**
  * Turning observability on and off: an unobserved bridge loads none of it; bad settings are
- * refused at start with a sentence and exit 2 (a binding beyond loopback without a token:
+ * refused at start with a sentence and exit 64 (a binding beyond loopback without a token:
  * exit 1), before anything is served; the metrics endpoint's own access rules.
  */
 import { spawnSync } from 'node:child_process';
@@ -52,11 +52,11 @@ function refusedStart(args: string[], env: Record<string, string> = {}) {
 
 describe('bad settings are refused at start', () => {
   it.each([
-    [['--metrics', 'nine'], {}, 2, /--metrics: expected \[HOST:\]PORT/],
-    [['--metrics', '127.0.0.1:70000'], {}, 2, /--metrics: expected \[HOST:\]PORT/],
-    [[], { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, 2, /OTEL_EXPORTER_OTLP_PROTOCOL="grpc" is not supported; use http\/protobuf or http\/json/],
-    [[], { OTEL_TRACES_EXPORTER: 'zipkin' }, 2, /OTEL_TRACES_EXPORTER="zipkin" is not supported/],
-    [[], { OTEL_TRACES_EXPORTER: 'otlp', OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: 'half' }, 2, /OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1/],
+    [['--metrics', 'nine'], {}, 64, /--metrics: expected \[HOST:\]PORT/],
+    [['--metrics', '127.0.0.1:70000'], {}, 64, /--metrics: expected \[HOST:\]PORT/],
+    [[], { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, 64, /OTEL_EXPORTER_OTLP_PROTOCOL="grpc" is not supported; use http\/protobuf or http\/json/],
+    [[], { OTEL_TRACES_EXPORTER: 'zipkin' }, 64, /OTEL_TRACES_EXPORTER="zipkin" is not supported/],
+    [[], { OTEL_TRACES_EXPORTER: 'otlp', OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: 'half' }, 64, /OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1/],
     [['--metrics', '0.0.0.0:0'], {}, 1, /refusing to listen on 0\.0\.0\.0 without a token/],
   ])('%j %j: exit %i', (args, env, code, message) => {
     const run = refusedStart(args as string[], env as Record<string, string>);

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-/** The `twylt-mcp` command. Exit codes: 1 when the bridge cannot start, 2 for a usage error. */
+/** The `twylt-mcp` command. Exit codes: 1 when the bridge cannot start, 64 (USAGE_EXIT, as `twylt`) for a usage error. */
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { commandLineArguments, DEFAULT_TIMEOUT_MS, UsageError } from 'twylt/toolset';
+import { commandLineArguments, DEFAULT_TIMEOUT_MS, USAGE_EXIT, UsageError } from 'twylt/toolset';
 import { parseCli, USAGE, type AuthPlan, type CliPlan } from './args.js';
 import type { HttpOAuthOptions } from './http.js';
 import { stderrLog } from './log.js';
@@ -14,7 +14,7 @@ async function main(argv: readonly string[]): Promise<void> {
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     stderrLog(`${error.message}\nRun "twylt-mcp --help" for usage.`);
-    process.exitCode = 2;
+    process.exitCode = USAGE_EXIT;
     return;
   }
   if (plan.help) {
@@ -36,7 +36,7 @@ async function main(argv: readonly string[]): Promise<void> {
     else if (plan.http) token = await readToken(plan.http.tokenFile);
   } catch (error) {
     stderrLog(`${(error as Error).message}\nRun "twylt-mcp --help" for usage.`);
-    process.exitCode = 2;
+    process.exitCode = USAGE_EXIT;
     return;
   }
   // Loaded only when asked for (ADR 0033): an unobserved bridge loads none of it.
@@ -50,29 +50,30 @@ async function main(argv: readonly string[]): Promise<void> {
       if (started.tracing) stderrLog('sending traces over OTLP');
     } catch (error) {
       stderrLog(`cannot start:\n${(error as Error).message}`);
-      process.exitCode = error instanceof ObserveSettingsError ? 2 : 1;
+      process.exitCode = error instanceof ObserveSettingsError ? USAGE_EXIT : 1;
       return;
     }
   }
-  const defaults = { timeoutMs: plan.timeoutMs, maxOutputBytes: plan.maxOutputBytes, describeTimeoutMs: plan.describeTimeoutMs, describeRetryMs: plan.describeRetryMs, strict: plan.strict, catalog: plan.catalog, warm: plan.warm, maxWarm: plan.maxWarm, warmIdleMs: plan.warmIdleMs };
+  const { defaults } = plan;
+  const shared = { defaults, describeRetryMs: plan.describeRetryMs, strict: plan.strict, catalog: plan.catalog };
   try {
     const scanned = await scanForServing(
       plan.scans,
-      { timeoutMs: plan.describeTimeoutMs ?? plan.timeoutMs ?? DEFAULT_TIMEOUT_MS, jobs: availableParallelism() },
+      { timeoutMs: defaults.describeTimeoutMs ?? defaults.timeoutMs ?? DEFAULT_TIMEOUT_MS, jobs: availableParallelism() },
       (line) => stderrLog(`--scan: ${line}`),
     );
     const configs = [...(await collectEntries(plan.configs, plan.commands)), ...scanned];
     if (plan.http) {
       const { serveHttp } = await import('./http.js');
       const { http } = plan;
-      const bridge = await serveHttp(configs, { ...defaults, ...http, token, oauth, maxConcurrency: plan.maxConcurrency, maxQueue: plan.maxQueue });
+      const bridge = await serveHttp(configs, { ...shared, ...http, token, oauth, maxConcurrency: plan.maxConcurrency, maxQueue: plan.maxQueue });
       onSignal(() => bridge.close(http.graceMs).finally(() => observing?.close()), () => bridge.close(0));
       stderrLog(`listening on ${bridge.url}`);
       return;
     }
     const [{ serveStdio }, { DEFAULT_MAX_QUEUE }] = await Promise.all([import('./stdio.js'), import('./server.js')]);
     const limiter = plan.maxConcurrency === undefined ? undefined : new CallLimiter({ maxConcurrent: plan.maxConcurrency, maxQueue: plan.maxQueue ?? DEFAULT_MAX_QUEUE });
-    const server = await serveStdio(configs, { ...defaults, limiter, maxMessageBytes: plan.maxMessageBytes });
+    const server = await serveStdio(configs, { ...shared, limiter, maxMessageBytes: plan.maxMessageBytes });
     // The client gone: the spans still buffered are sent before the bridge ends.
     if (observing) {
       const closed = server.onclose;

@@ -11,7 +11,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AbortError } from 'twylt/client';
 import { z } from 'zod';
-import { describeFailure, isRecord, jsonKind, QueueFullError, requestChannel, type CallLimiter, type RequestMessage } from 'twylt/toolset';
+import { failureKind, isRecord, jsonKind, QueueFullError, requestChannel, type CallLimiter, type RequestMessage } from 'twylt/toolset';
 import { BROWSE_TOOLS, CALL_TOOL, LIST_TOOL, browseInstructions, listCatalog, readBrowseCall } from './catalog.js';
 import type { CatalogMode } from './args.js';
 import { invalidParams, readableParams, rpcError } from './invalid-params.js';
@@ -111,7 +111,7 @@ export function createServer(tools: readonly BridgeTool[] | (() => readonly Brid
     const tool = served().byName.get(name);
     if (!tool) {
       if (observed) observed.errorType = String(ErrorCode.InvalidParams);
-      record({ outcome: 'not_run', exitCode: null, errorType: 'UnknownTool' });
+      record({ outcome: 'invalid_input', exitCode: null, errorType: 'UnknownTool' });
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     }
     if (observed) observed.tool = name;
@@ -129,7 +129,7 @@ export function createServer(tools: readonly BridgeTool[] | (() => readonly Brid
       const cancelled = error instanceof AbortError || extra.signal.aborted;
       record(cancelled ? { outcome: 'cancelled', exitCode: null, errorType: 'AbortError' } : outcomeOf(error));
       // A tool's failure by its kind; a refusal in JSON-RPC by its code (the MCP conventions).
-      if (observed) observed.errorType = error instanceof QueueFullError ? String(BUSY_ERROR_CODE) : cancelled ? 'cancelled' : describeFailure(name, error).kind;
+      if (observed) observed.errorType = error instanceof QueueFullError ? String(BUSY_ERROR_CODE) : cancelled ? 'cancelled' : failureKind(error);
       if (error instanceof QueueFullError) {
         logCall(`call of "${name}" refused: ${message}`);
         throw rpcError(BUSY_ERROR_CODE, `twylt-mcp is busy: ${message}`, { maxConcurrency: error.maxConcurrent, maxQueue: error.maxQueue });
@@ -147,7 +147,7 @@ export function createServer(tools: readonly BridgeTool[] | (() => readonly Brid
     const call = readBrowseCall(args, served().byName);
     if ('refused' in call) {
       if (observed) observed.errorType = 'invalid_input';
-      onCall?.({ tool: typeof args.name === 'string' ? args.name : CALL_TOOL, outcome: 'not_run', exitCode: null, errorType: 'InvalidBrowseCall', durationMs: performance.now() - arrived, queuedMs: 0, input: args });
+      onCall?.({ tool: typeof args.name === 'string' ? args.name : CALL_TOOL, outcome: 'invalid_input', exitCode: null, errorType: 'InvalidBrowseCall', durationMs: performance.now() - arrived, queuedMs: 0, input: args });
       return call.refused;
     }
     return callTool(call.name, call.arguments, extra, arrived, observed);

@@ -1,6 +1,6 @@
-/** `error.type` of a failed call (ADR 0033): the shared failure vocabulary of twylt/toolset. */
-import { describeFailure } from '../toolset/failure.js';
+/** `error.type` of a failed call (ADR 0033): the failure vocabulary every consumer shares. */
+import { failureKind } from '../toolset/failure.js';
 
-export function errorTypeOf(tool: string, error: unknown): string {
-  return describeFailure(tool, error).kind;
+export function errorTypeOf(error: unknown): string {
+  return failureKind(error);
 }

@@ -79,7 +79,7 @@ export function collectMetrics(): Registry {
     const tool = { [TOOL]: message.tool };
     inFlight.add(tool, -1);
     callSeconds.observe(tool, seconds(message));
-    calls.inc({ ...tool, error_type: message.error === undefined ? undefined : errorTypeOf(message.tool, message.error) });
+    calls.inc({ ...tool, error_type: message.error === undefined ? undefined : errorTypeOf(message.error) });
     if (message.error instanceof TimeoutError) timeouts.inc(tool);
     if (message.error instanceof AbortError) cancellations.inc(tool);
   });
