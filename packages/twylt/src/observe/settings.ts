@@ -15,7 +15,7 @@ export interface TraceSettings {
   exportTimeoutMs?: number;
 }
 
-/** A setting that cannot be honoured: the consumer refuses to start (exit 2) and says why. */
+/** A setting that cannot be honoured: the consumer refuses to start (its usage exit) and says why. */
 export class ObserveSettingsError extends Error {
   constructor(message: string) {
     super(message);
