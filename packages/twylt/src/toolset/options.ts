@@ -73,8 +73,8 @@ export const TOOLSET_OPTIONS = {
   },
   metrics: {
     type: 'string',
-    value: '[HOST:]PORT',
-    help: 'serve Prometheus metrics of the calls at http://HOST:PORT/metrics (default host 127.0.0.1; port 0 picks a free one); beyond loopback only with a token every scrape must send (docs/observability.md)',
+    value: 'HOST:PORT',
+    help: 'serve Prometheus metrics of the calls at http://HOST:PORT/metrics; a PORT alone is on 127.0.0.1, port 0 picks a free one; beyond loopback only with a token every scrape must send (docs/observability.md)',
   },
 } as const satisfies Record<string, OptionSpec>;
 
