@@ -9,12 +9,15 @@
 import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import { evalCommand } from '../protocol/runtime.js';
+import { spawnChannel, spawnedChannel, type ProcessMessage } from '../toolset/events.js';
 import { keeperMain } from './keeper.js';
 
 export interface SpawnToolOptions {
   cwd?: string;
   /** The whole environment of the tool. */
   env?: NodeJS.ProcessEnv;
+  /** Started ahead of any call (a warm process): observers attach it to no call. */
+  ahead?: boolean;
 }
 
 const POSIX = process.platform !== 'win32';
@@ -26,10 +29,27 @@ const POSIX = process.platform !== 'win32';
  * its group is killed.
  */
 export function spawnTool(command: readonly string[], options: SpawnToolOptions = {}): ChildProcessWithoutNullStreams {
+  if (spawnChannel.hasSubscribers || spawnedChannel.hasSubscribers) return observedSpawn(command, options);
+  return start(command, options.env, options);
+}
+
+/** A spawn an observer sees: it may add to the environment (TRACEPARENT) and watch the child. */
+function observedSpawn(command: readonly string[], options: SpawnToolOptions): ChildProcessWithoutNullStreams {
+  const message: ProcessMessage = { command, env: options.env ?? process.env, warm: options.ahead === true };
+  spawnChannel.publish(message);
+  try {
+    message.child = start(command, message.env, options);
+    return message.child as ChildProcessWithoutNullStreams;
+  } finally {
+    spawnedChannel.publish(message);
+  }
+}
+
+function start(command: readonly string[], env: NodeJS.ProcessEnv | undefined, options: SpawnToolOptions): ChildProcessWithoutNullStreams {
   const [file, ...args] = command;
   const child = spawn(file!, args, {
     cwd: options.cwd,
-    env: options.env,
+    env,
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: POSIX,
     windowsHide: true,
