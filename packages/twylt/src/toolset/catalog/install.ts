@@ -7,11 +7,12 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, rename, rm, stat, symlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { isRecord } from '../../protocol/record.js';
 import type { Requirements } from '../../protocol/spec.js';
+import { planOwn } from './own-packages.js';
 
 /** The environment variable naming the cache of environments. */
 export const ENVS_DIR_ENV = 'TWYLT_ENVS_DIR';
@@ -32,6 +33,8 @@ export interface EnvPlan {
   command: string[];
   /** Added to the tool's environment: PYTHONPATH or NODE_PATH. */
   env: Record<string, string>;
+  /** npm: packages linked into node_modules, name -> folder, after the install (own-packages.ts). */
+  links?: Record<string, string>;
 }
 
 export interface InstallContext {
@@ -51,13 +54,21 @@ export async function planEnv(requirements: unknown, context: InstallContext): P
     const dir = join(context.envsDir, `pip-${key(['pip', args, await context.pythonVersion()])}`);
     return { dir, command: [context.python, '-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '--target', dir, ...args], env: { PYTHONPATH: dir } };
   }
-  if (tool === 'npm') {
-    const specs = npmSpecs(content);
-    if (specs.length === 0) return undefined;
-    const dir = join(context.envsDir, `npm-${key(['npm', specs, process.versions.node.split('.')[0]])}`);
-    return { dir, command: ['npm', 'install', '--no-audit', '--no-fund', '--omit=dev', '--prefix', dir, ...specs], env: { NODE_PATH: join(dir, 'node_modules') } };
-  }
+  if (tool === 'npm') return planNpmEnv(npmSpecs(content), context);
   return undefined;
+}
+
+/**
+ * An npm environment: `npm install --prefix` of the specs, twylt's own packages linked to the
+ * scanning installation (own-packages.ts), keyed by both and the Node major. Its node_modules
+ * goes into NODE_PATH, which the launcher makes ES module imports honour (ADR 0035).
+ */
+function planNpmEnv(allSpecs: string[], context: InstallContext): EnvPlan | undefined {
+  const { specs, links } = planOwn(allSpecs);
+  if (specs.length === 0 && Object.keys(links).length === 0) return undefined;
+  const dir = join(context.envsDir, `npm-${key(['npm', specs, links, process.versions.node.split('.')[0]])}`);
+  const command = specs.length === 0 ? [] : ['npm', 'install', '--no-audit', '--no-fund', '--omit=dev', '--prefix', dir, ...specs];
+  return { dir, command, env: { NODE_PATH: join(dir, 'node_modules') }, links };
 }
 
 /** requirements.txt as pip arguments: comments and blank lines dropped, an option line split into its words. */
@@ -88,6 +99,12 @@ function key(parts: unknown): string {
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 16);
 }
 
+/** The plan in words: its command, then its links. */
+export function planText(plan: EnvPlan): string {
+  const links = Object.entries(plan.links ?? {}).map(([name, folder]) => `a link ${join(plan.dir, 'node_modules', name)} -> ${folder}`);
+  return [plan.command.join(' '), ...links].filter((part) => part !== '').join(', then ');
+}
+
 /** Whether the environment is installed already (a second scan reuses it). */
 export async function envReady(plan: EnvPlan): Promise<boolean> {
   try {
@@ -107,8 +124,9 @@ export async function installEnv(plan: EnvPlan, envsDir: string): Promise<Instal
   const staging = join(envsDir, `.staging-${randomBytes(6).toString('hex')}`);
   const command = plan.command.map((arg) => (arg === plan.dir ? staging : arg));
   try {
-    const failure = await runInstaller(command);
+    const failure = command.length === 0 ? await mkdir(staging).then(() => undefined) : await runInstaller(command);
     if (failure) return { ok: false, reason: failure };
+    await linkPackages(staging, plan.links ?? {});
     try {
       await rename(staging, plan.dir);
     } catch (error) {
@@ -119,6 +137,15 @@ export async function installEnv(plan: EnvPlan, envsDir: string): Promise<Instal
     return { ok: true, reused: false };
   } finally {
     await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/** The links of a plan, made inside the staging folder before it is renamed into place. */
+async function linkPackages(staging: string, links: Record<string, string>): Promise<void> {
+  for (const [name, folder] of Object.entries(links)) {
+    const at = join(staging, 'node_modules', name);
+    await mkdir(dirname(at), { recursive: true });
+    await symlink(folder, at, 'dir');
   }
 }
 

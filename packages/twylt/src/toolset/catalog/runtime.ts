@@ -1,10 +1,14 @@
 /**
  * The command line that runs a tool file, by its extension. Python through the scan's
- * interpreter; JavaScript through this Node; TypeScript through this Node where it strips
- * types itself (Node 22.18 and newer), else through the `tsx` of the tool's own project.
+ * interpreter; JavaScript and TypeScript through this runtime and twylt's launcher
+ * (bootstrap/launch.ts, ADR 0035), which lets a tool describe itself while its packages are
+ * missing, resolves an installed environment's packages and twylt itself for ES module
+ * imports, and runs .ts through tsx (the project's, else the one beside twylt) where Node
+ * cannot strip types itself (before 22.18).
  */
-import { access } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { dirname, extname, join } from 'node:path';
+import { findTsx, runsTypeScript } from '../../bootstrap/typescript.js';
 
 /** A command, or why there is none and how to get one. */
 export type RunCommand = { command: string[] } | { problem: string };
@@ -20,9 +24,9 @@ export const TOOL_FILES = ['tool.py', 'tool.ts', 'tool.mts', 'tool.js', 'tool.mj
 /** Python's launcher beside a tool.py: preferred, it can describe a tool whose dependencies are missing. */
 export const PYTHON_LAUNCHER = 'run.py';
 
-/** Whether this Node runs .ts files itself (type stripping, on by default from 22.18). */
+/** Whether this runtime runs .ts files itself (Node 22.18+ strips types; Bun, Deno). */
 export function nodeStripsTypes(): boolean {
-  return (process.features as { typescript?: string | false }).typescript === 'strip' || (process.features as { typescript?: string | false }).typescript === 'transform';
+  return runsTypeScript();
 }
 
 export async function runCommand(file: string, options: RuntimeOptions = {}): Promise<RunCommand> {
@@ -32,16 +36,14 @@ export async function runCommand(file: string, options: RuntimeOptions = {}): Pr
     case '.js':
     case '.mjs':
     case '.cjs':
-      return { command: [process.execPath, file] };
+      return { command: launched(file) };
     case '.ts':
     case '.mts':
     case '.cts': {
-      if (nodeStripsTypes()) return { command: [process.execPath, file] };
-      const tsx = await projectBin(dirname(file), 'tsx');
-      if (tsx) return { command: [tsx, file] };
+      if (runsTypeScript() || findTsx(file) !== undefined) return { command: launched(file) };
       return {
         problem:
-          `Node ${process.versions.node} cannot run .ts files itself and no tsx was found in node_modules/.bin from ${dirname(file)} upward; ` +
+          `Node ${process.versions.node} cannot run .ts files itself and no tsx was found from ${dirname(file)} upward nor beside twylt; ` +
           'install it in the tool\'s project (npm install --save-dev tsx), build the tool (twylt build), or use Node 22.18 or newer',
       };
     }
@@ -50,15 +52,16 @@ export async function runCommand(file: string, options: RuntimeOptions = {}): Pr
   }
 }
 
-/** node_modules/.bin/NAME in `dir` or the nearest parent that has it. */
-async function projectBin(dir: string, name: string): Promise<string | undefined> {
-  for (let at = dir; ; at = dirname(at)) {
-    const bin = join(at, 'node_modules', '.bin', name);
-    try {
-      await access(bin);
-      return bin;
-    } catch {
-      if (dirname(at) === at) return undefined;
-    }
-  }
+/** twylt's launcher, beside this package's other built files. */
+export function launcherFile(): string {
+  return join(dirname(createRequire(import.meta.url).resolve('twylt/package.json')), 'dist', 'bootstrap', 'launch.js');
+}
+
+/** The argv running `file` through the launcher on this runtime. */
+function launched(file: string): string[] {
+  const versions = process.versions as NodeJS.ProcessVersions & { bun?: string; deno?: string };
+  // Bun would fetch a missing package from the registry on its own (auto-install): never for a scanned tool.
+  if (versions.bun !== undefined) return [process.execPath, '--no-install', launcherFile(), file];
+  if (versions.deno !== undefined) return [process.execPath, 'run', '-A', launcherFile(), file];
+  return [process.execPath, launcherFile(), file];
 }

@@ -15,7 +15,7 @@ import { CallLimiter } from '../limiter.js';
 import { createRunner } from '../runner.js';
 import { discoverTools, type DiscoverOptions, type FoundTool } from './discover.js';
 import { fingerprint } from './fingerprint.js';
-import { type EnvPlan, type InstallContext, defaultEnvsDir, installEnv, planEnv } from './install.js';
+import { type EnvPlan, type InstallContext, defaultEnvsDir, installEnv, planEnv, planText } from './install.js';
 import { runCommand } from './runtime.js';
 
 export type ScanStatus = 'ok' | 'needs_install' | 'failed';
@@ -110,7 +110,7 @@ async function judge(found: FoundTool, env: Record<string, string> | undefined, 
   if (isEmptySchema(spec.inputSchema) && isEmptySchema(spec.outputSchema)) {
     const plan = await planEnv(spec.requirements, context);
     if (!plan) return { ...described, status: 'failed', reason: 'it publishes empty schemas and declares no requirements to install' };
-    return { ...described, status: 'needs_install', plan, reason: `its dependencies are missing; install them with --install, which runs: ${plan.command.join(' ')}` };
+    return { ...described, status: 'needs_install', plan, reason: `its dependencies are missing; install them with --install, which runs: ${planText(plan)}` };
   }
   return { ...described, status: 'ok', hash: await fingerprint(found.inputs, entry) };
 }
