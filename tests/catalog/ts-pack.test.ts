@@ -42,10 +42,10 @@ function snapshot(root: string): Record<string, string> {
   return out;
 }
 
-/** `twylt scan --json ARGS` on `node`: the exit code and the rows by tool name. */
+/** `twylt scan --json ARGS` on `node`, its tools on the same `node`: the exit code and the rows by tool name. */
 function scan(node: string, args: string[]): Promise<{ code: number | null; rows: Map<string, Row>; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(node, [twyltBin, 'scan', '--json', '--envs', envs, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(node, [twyltBin, 'scan', '--json', '--envs', envs, '--node', node, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -85,7 +85,7 @@ for (const runtime of RUNTIMES) {
         for (const row of first.rows.values()) {
           expect(row.status, row.reason).toBe('needs_install');
           expect(row.category).toBe(`pack-${runtime.label.split(' ')[1]}`);
-          expect(row.reason).toMatch(/--install, which runs: npm install .* --prefix \S+ slugify@\^1\.6\.6 zod@\^4\.0\.0, then a link \S+\/node_modules\/twylt -> \S+\/packages\/twylt$/);
+          expect(row.reason).toMatch(/`twylt scan --install \S+` installs them, running: npm install .* --prefix \S+ -- slugify@\^1\.6\.6 zod@\^4\.0\.0, then a link \S+\/node_modules\/twylt -> \S+\/packages\/twylt$/);
           // twylt is not on the npm registry: it is never asked from there.
           expect(row.reason).not.toMatch(/twylt@/);
         }

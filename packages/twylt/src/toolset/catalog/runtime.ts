@@ -1,14 +1,17 @@
 /**
- * The command line that runs a tool file, by its extension. Python through the scan's
- * interpreter; JavaScript and TypeScript through this runtime and twylt's launcher
- * (bootstrap/launch.ts, ADR 0035), which lets a tool describe itself while its packages are
- * missing, resolves an installed environment's packages and twylt itself for ES module
- * imports, and runs .ts through tsx (the project's, else the one beside twylt) where Node
- * cannot strip types itself (before 22.18).
+ * The command line that runs a tool file, by its extension, with the runtime named by what
+ * it is: `python3` and `node` found through PATH where the tool runs, or the interpreter
+ * the scan was given (`--python`, `--node`), never the path of the binary that ran the
+ * scan: a catalog must survive a runtime upgrade and a move to another machine.
+ * JavaScript and TypeScript run through twylt's launcher (bootstrap/launch.ts, ADR 0035),
+ * which lets a tool describe itself while its packages are missing, resolves an installed
+ * environment's packages and twylt itself for ES module imports, and runs .ts through tsx
+ * (the project's, else the one beside twylt) on a Node that cannot strip types (before 22.18).
  */
+import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { dirname, extname, join } from 'node:path';
-import { findTsx, runsTypeScript } from '../../bootstrap/typescript.js';
+import { basename, dirname, extname, join } from 'node:path';
+import { findTsx } from '../../bootstrap/typescript.js';
 
 /** A command, or why there is none and how to get one. */
 export type RunCommand = { command: string[] } | { problem: string };
@@ -16,6 +19,8 @@ export type RunCommand = { command: string[] } | { problem: string };
 export interface RuntimeOptions {
   /** The interpreter of `.py` tools (default `python3`, found through PATH). */
   python?: string;
+  /** The Node of `.js` and `.ts` tools (default `node`, found through PATH). */
+  node?: string;
 }
 
 /** The names a tool's entry file may have; anything else is never run. */
@@ -24,27 +29,33 @@ export const TOOL_FILES = ['tool.py', 'tool.ts', 'tool.mts', 'tool.js', 'tool.mj
 /** Python's launcher beside a tool.py: preferred, it can describe a tool whose dependencies are missing. */
 export const PYTHON_LAUNCHER = 'run.py';
 
-/** Whether this runtime runs .ts files itself (Node 22.18+ strips types; Bun, Deno). */
+/** Whether this Node runs .ts files itself (type stripping, on by default from 22.18). */
 export function nodeStripsTypes(): boolean {
-  return runsTypeScript();
+  const typescript = (process.features as { typescript?: string | false }).typescript;
+  return typescript === 'strip' || typescript === 'transform';
 }
 
 export async function runCommand(file: string, options: RuntimeOptions = {}): Promise<RunCommand> {
+  const node = options.node ?? 'node';
   switch (extname(file)) {
     case '.py':
       return { command: [options.python ?? 'python3', file] };
     case '.js':
     case '.mjs':
-    case '.cjs':
-      return { command: launched(file) };
+    case '.cjs': {
+      const facts = await nodeFacts(node);
+      return 'problem' in facts ? facts : { command: launched(node, file) };
+    }
     case '.ts':
     case '.mts':
     case '.cts': {
-      if (runsTypeScript() || findTsx(file) !== undefined) return { command: launched(file) };
+      const facts = await nodeFacts(node);
+      if ('problem' in facts) return facts;
+      if (facts.stripsTypes || findTsx(file) !== undefined) return { command: launched(node, file) };
       return {
         problem:
-          `Node ${process.versions.node} cannot run .ts files itself and no tsx was found from ${dirname(file)} upward nor beside twylt; ` +
-          'install it in the tool\'s project (npm install --save-dev tsx), build the tool (twylt build), or use Node 22.18 or newer',
+          `Node ${facts.version} (${node}) cannot run .ts files itself and no tsx was found from ${dirname(file)} upward nor beside twylt; ` +
+          "install it in the tool's project (npm install --save-dev tsx), build the tool (twylt build), or use Node 22.18 or newer (--node)",
       };
     }
     default:
@@ -52,16 +63,40 @@ export async function runCommand(file: string, options: RuntimeOptions = {}): Pr
   }
 }
 
+type NodeFacts = { version: string; stripsTypes: boolean } | { problem: string };
+const facts = new Map<string, Promise<NodeFacts>>();
+
+/** The version of the Node a tool will run on, and whether it strips types: asked once per command. */
+function nodeFacts(node: string): Promise<NodeFacts> {
+  let known = facts.get(node);
+  if (!known) {
+    known = new Promise((done) => {
+      const code = 'const t = process.features.typescript; console.log(JSON.stringify([process.versions.node, t === "strip" || t === "transform"]))';
+      execFile(node, ['-e', code], { timeout: 30_000 }, (error, stdout) => {
+        try {
+          if (error) throw error;
+          const [version, stripsTypes] = JSON.parse(String(stdout)) as [string, boolean];
+          done({ version, stripsTypes });
+        } catch (error) {
+          done({ problem: `no Node to run it: "${node}" ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'is not found' : `did not answer (${(error as Error).message.split('\n')[0]})`}; name one with --node` });
+        }
+      });
+    });
+    facts.set(node, known);
+  }
+  return known;
+}
+
 /** twylt's launcher, beside this package's other built files. */
 export function launcherFile(): string {
   return join(dirname(createRequire(import.meta.url).resolve('twylt/package.json')), 'dist', 'bootstrap', 'launch.js');
 }
 
-/** The argv running `file` through the launcher on this runtime. */
-function launched(file: string): string[] {
-  const versions = process.versions as NodeJS.ProcessVersions & { bun?: string; deno?: string };
+/** The argv running `file` through the launcher on `node` (Bun and Deno named by their command). */
+function launched(node: string, file: string): string[] {
+  const name = basename(node);
   // Bun would fetch a missing package from the registry on its own (auto-install): never for a scanned tool.
-  if (versions.bun !== undefined) return [process.execPath, '--no-install', launcherFile(), file];
-  if (versions.deno !== undefined) return [process.execPath, 'run', '-A', launcherFile(), file];
-  return [process.execPath, launcherFile(), file];
+  if (/^bun(\.exe)?$/.test(name)) return [node, '--no-install', launcherFile(), file];
+  if (/^deno(\.exe)?$/.test(name)) return [node, 'run', '-A', launcherFile(), file];
+  return [node, launcherFile(), file];
 }
