@@ -141,7 +141,7 @@ describe.skipIf(nodeStripsTypes())(`a TypeScript tool where this Node cannot str
     const { code, rows } = await scanJson([project]);
     expect(code).toBe(1);
     // Loaded through tsx, it misses zod: its launcher describes it from the source (without tsx: a describe error).
-    expect([...rows.values()][0]).toMatchObject({ name: 'shout', status: 'needs_install', command: [process.execPath, expect.stringMatching(/\/dist\/bootstrap\/launch\.js$/), 'tool.ts'] });
+    expect([...rows.values()][0]).toMatchObject({ name: 'shout', status: 'needs_install', command: ['node', expect.stringMatching(/\/dist\/bootstrap\/launch\.js$/), 'tool.ts'] });
   });
 });
 
