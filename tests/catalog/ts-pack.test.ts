@@ -2,7 +2,8 @@
  * A TypeScript pack from elsewhere with npm dependencies (tests/fixtures/ts-pack: slugify,
  * zod, twylt; a .ts class tool and a .mjs defineTool tool sharing code), copied outside this
  * repository: `twylt scan` finds it `needs_install` naming its packages, `--install` puts them
- * in the environment cache, the tools are then `ok`, served by twylt-mcp cold and warm, and
+ * in the environment cache, the tools are then `ok`, served by twylt-mcp (--config and --scan)
+ * cold and warm, and
  * the pack folder is never written to (ADR 0035). On Node 20 through tsx (the one beside
  * twylt), on Node 22 through type stripping. The npm registry must be reachable.
  */
@@ -71,7 +72,7 @@ const RUNTIMES = [
 for (const runtime of RUNTIMES) {
   describe.skipIf(runtime.skip !== undefined)(`${runtime.label}${runtime.skip ? `: skipped, ${runtime.skip}` : ''}`, () => {
     it(
-      'needs_install -> --install -> ok -> served cold and warm, the pack folder untouched',
+      'needs_install -> --install -> ok -> served (--config, --scan) cold and warm, the pack folder untouched',
       async () => {
         const node = runtime.node!;
         const pack = join(dir, `pack-${runtime.label.split(' ')[1]}`);
@@ -103,8 +104,10 @@ for (const runtime of RUNTIMES) {
         expect(readlinkSync(join(modules, 'twylt'))).toBe(join(ROOT, 'packages', 'twylt'));
 
         const bridgeCommand = [node, BRIDGE_CLI];
-        for (const warm of [[], ['--warm', '1']]) {
-          const bridge = await startBridge(['--config', catalog, ...warm], {}, bridgeCommand);
+        // The catalog cold and warm, then the folder itself (--scan finds the environment the install made).
+        const serves = [['--config', catalog], ['--config', catalog, '--warm', '1'], ['--scan', pack, '--describe-timeout', '60000', '--warm', '1']];
+        for (const args of serves) {
+          const bridge = await startBridge(args, { TWYLT_ENVS_DIR: envs }, bridgeCommand);
           try {
             expect((await bridge.client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['initials', 'slug']);
             for (const text of ['Hello Wide World', 'Ünïcode and   spaces']) {
