@@ -3,8 +3,9 @@
  * fixture pack tests/fixtures/ts-pack (slugify, zod, twylt) copied under .bench-tmp/,
  * `twylt scan --install` into an environment cache there (the npm registry is reached on the
  * first run only), then its `slug` tool through twylt-mcp --config, with and without --warm,
- * alternating in one run (bench/lib/warm-compare.mjs). The tool runs through twylt's
- * launcher, which imports it while a warm process waits for its input. Goal: warm/cold p50 <= 0.30.
+ * alternating in one run (bench/lib/warm-compare.mjs), all on the Node that runs this script
+ * (`--node`). The tool runs through twylt's launcher, which imports it while a warm process
+ * waits for its input. Goal: warm/cold p50 <= 0.30.
  *
  *   npm run build && node bench/launcher-warm.mjs [--rounds N] [--concurrency K] [--batches B] [--json] [--quick]
  */
@@ -28,7 +29,7 @@ const catalog = join(here, 'catalog.json');
 mkdirSync(here, { recursive: true });
 if (!existsSync(pack)) cpSync(join(ROOT, 'tests/fixtures/ts-pack'), pack, { recursive: true });
 // A second run finds the environment in place (content-keyed) and installs nothing.
-execFileSync(process.execPath, [join(ROOT, 'packages/twylt/dist/cli/main.js'), 'scan', pack, '--install', '--envs', join(here, 'envs'), '--write', catalog], { stdio: ['ignore', 'ignore', 'inherit'] });
+execFileSync(process.execPath, [join(ROOT, 'packages/twylt/dist/cli/main.js'), 'scan', pack, '--install', '--envs', join(here, 'envs'), '--node', process.execPath, '--write', catalog], { stdio: ['ignore', 'ignore', 'inherit'] });
 
 const row = await compareWarm({
   label: `slug.ts of a TypeScript pack, installed (${process.features.typescript ? 'type stripping' : 'tsx'}, Node ${process.versions.node})`,
