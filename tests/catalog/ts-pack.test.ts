@@ -5,7 +5,7 @@
  * in the environment cache, the tools are then `ok`, served by twylt-mcp (--config and --scan)
  * cold and warm, and
  * the pack folder is never written to (ADR 0035). On Node 20 through tsx (the one beside
- * twylt), on Node 22 through type stripping. The npm registry must be reachable.
+ * twylt), on Node 22 through type stripping, on Bun. The npm registry must be reachable.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -64,9 +64,12 @@ function scan(node: string, args: string[]): Promise<{ code: number | null; rows
 }
 
 const node22 = runtimeBinary('node22');
+const bun = runtimeBinary('bun');
 const RUNTIMES = [
-  { label: 'Node 20 through tsx', node: process.execPath, skip: runsTypeScript() ? 'this Node strips types itself' : undefined },
-  { label: 'Node 22 through type stripping', node: node22, skip: node22 === undefined ? runtimeMissing('node22') : undefined },
+  { id: '20', label: 'Node 20 through tsx', node: process.execPath, skip: runsTypeScript() ? 'this Node strips types itself' : undefined },
+  { id: '22', label: 'Node 22 through type stripping', node: node22, skip: node22 === undefined ? runtimeMissing('node22') : undefined },
+  // Bun reads NODE_PATH for imports itself; the environment's link gives it twylt.
+  { id: 'bun', label: 'Bun', node: bun, skip: bun === undefined ? runtimeMissing('bun') : undefined },
 ];
 
 for (const runtime of RUNTIMES) {
@@ -75,7 +78,7 @@ for (const runtime of RUNTIMES) {
       'needs_install -> --install -> ok -> served (--config, --scan) cold and warm, the pack folder untouched',
       async () => {
         const node = runtime.node!;
-        const pack = join(dir, `pack-${runtime.label.split(' ')[1]}`);
+        const pack = join(dir, `pack-${runtime.id}`);
         cpSync(FIXTURE, pack, { recursive: true });
         const before = snapshot(pack);
 
@@ -85,14 +88,14 @@ for (const runtime of RUNTIMES) {
         expect([...first.rows.keys()].sort()).toEqual(['initials', 'slug']);
         for (const row of first.rows.values()) {
           expect(row.status, row.reason).toBe('needs_install');
-          expect(row.category).toBe(`pack-${runtime.label.split(' ')[1]}`);
+          expect(row.category).toBe(`pack-${runtime.id}`);
           expect(row.reason).toMatch(/`twylt scan --install \S+` installs them, running: npm install .* --prefix \S+ -- slugify@\^1\.6\.6 zod@\^4\.0\.0, then a link \S+\/node_modules\/twylt -> \S+\/packages\/twylt$/);
           // twylt is not on the npm registry: it is never asked from there.
           expect(row.reason).not.toMatch(/twylt@/);
         }
         expect(first.rows.get('slug')!.name).toBe('slug');
 
-        const catalog = join(dir, `catalog-${runtime.label.split(' ')[1]}.json`);
+        const catalog = join(dir, `catalog-${runtime.id}.json`);
         const second = await scan(node, [pack, '--install', '--write', catalog]);
         expect(second.code, second.stderr).toBe(0);
         const slug = second.rows.get('slug')!;
