@@ -127,6 +127,7 @@ describe.skipIf(noPython)(`a manifest with mistakes${noPython ? `: skipped, ${NO
     // Not scanJson: its rows are by file, and every manifest row has the manifest's.
     const result = await scan(['--json', pack], { PYTHONPATH: LIBRARY });
     expect(result.code).toBe(1);
+    // Until a tool has described itself, its row has the manifest's name and description.
     const all = (JSON.parse(result.stdout) as { tools: Row[] }).tools;
     const rows = new Map(all.map((row) => [row.source, row]));
     const manifestFile = join(pack, 'manifest.json');
@@ -140,6 +141,7 @@ describe.skipIf(noPython)(`a manifest with mistakes${noPython ? `: skipped, ${NO
       `${manifestFile}: tools[6] ("badboot"): "bootstrap" must be a string, got 7`,
     ]);
     expect(byName(rows).get('echo')!.status).toBe('ok');
+    expect(all.find((row) => row.reason.includes('tools[2]'))).toMatchObject({ name: 'nowhere', description: 'no entry point' });
     expect(byName(rows).get('reverse')!.status).toBe('ok');
     expect(byName(rows).get('sleep')!.status).toBe('ok');
     // Nothing outside the pack was described or written: no row has a source there.

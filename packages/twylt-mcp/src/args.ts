@@ -86,7 +86,8 @@ Options:
                            "transport"?, "category"?, "warm"?}]}; repeatable
   --scan DIR               serve the ok tools found under DIR, as "twylt scan DIR" finds
                            them: this RUNS CODE FROM DIR (each entry point describes
-                           itself); nothing is installed; repeatable
+                           itself); nothing is installed, but the environments
+                           "twylt scan --install DIR" made are used; repeatable
   --catalog MODE           how the tools are offered: "tools", one MCP tool per tool
                            (default), or "browse", two MCP tools for a large catalog:
                            twylt_list (by category) and twylt_call

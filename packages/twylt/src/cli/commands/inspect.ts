@@ -39,7 +39,9 @@ Options:
                   "maxOutputBytes"?, "name"?, "transport"?, "warm"?}]}, or a catalog that
                   twylt scan --write made; repeatable
   --scan DIR      the ok tools found under DIR, as twylt scan finds them: this RUNS
-                  CODE FROM DIR (each entry point describes itself); repeatable
+                  CODE FROM DIR (each entry point describes itself); it installs
+                  nothing but uses the environments twylt scan --install made;
+                  repeatable
   --port N        the port to listen on (default 0: any free port)
   --host H        the address to listen on (default ${DEFAULT_HOST}, this machine only;
                   0.0.0.0 serves every network, still only with the token)

@@ -141,8 +141,8 @@ export const command: Command = {
 
 /** A row of the JSON report. */
 function reportRow(tool: ScannedTool) {
-  const { name, version, status, command, cwd, category, reason, requirements, source, env, pack } = tool;
-  return { name, version, status, command, cwd, category, reason, requirements, source, ...(env ? { env } : {}), ...(pack ? { pack } : {}) };
+  const { name, version, description, status, command, cwd, category, reason, requirements, source, env, pack } = tool;
+  return { name, version, description, status, command, cwd, category, reason, requirements, source, ...(env ? { env } : {}), ...(pack ? { pack } : {}) };
 }
 
 /** The report for people: one line per tool, then the totals. */

@@ -145,8 +145,17 @@ class Walk {
     for (const [at, item] of tools.entries()) {
       const listed = await listedEntry(dir, realRoot, item);
       if ('problem' in listed) {
-        const named = isRecord(item) && typeof item.name === 'string' ? ` (${shown(item.name)})` : '';
-        row(`tools[${at}]${named}: ${listed.problem}`, pack.name);
+        const name = isRecord(item) && typeof item.name === 'string' && item.name !== '' ? item.name : undefined;
+        const description = isRecord(item) && typeof item.description === 'string' ? item.description : undefined;
+        this.found.push({
+          source: file,
+          category: pack.name,
+          inputs: [file],
+          problem: `${file}: tools[${at}]${name ? ` (${shown(name)})` : ''}: ${listed.problem}`,
+          pack,
+          // The row names the tool the entry meant, as far as the manifest says.
+          ...(name || description ? { listed: { ...(name ? { name } : {}), ...(description !== undefined ? { description } : {}) } } : {}),
+        });
       } else if (!this.#excluded(listed.file)) this.#add(listed.file, pack, listed.listed);
     }
     return { pack, listed: true };

@@ -36,6 +36,8 @@ export interface ScannedTool {
   requirements: unknown;
   /** The entry file. */
   source: string;
+  /** What the tool says it does: its describe's, else its manifest entry's; null when neither says. */
+  description: string | null;
   /** The pack it belongs to (its manifest's name and version), when it has one. */
   pack?: { name: string; version?: string };
   /** What its calls need (PYTHONPATH, NODE_PATH of an installed environment). */
@@ -102,7 +104,7 @@ type Judged = ScannedTool & { plan?: EnvPlan };
 /** Describe one tool (with `env` when given) and say what it is. */
 async function judge(found: FoundTool, env: Record<string, string> | undefined, limiter: CallLimiter, options: ScanOptions, context: InstallContext): Promise<Judged> {
   const cwd = dirname(found.source);
-  const base: Judged = { name: found.listed?.name ?? null, version: null, status: 'failed', command: [], cwd, category: found.category, reason: '', requirements: null, source: found.source, inputs: found.inputs };
+  const base: Judged = { name: found.listed?.name ?? null, version: null, description: found.listed?.description ?? null, status: 'failed', command: [], cwd, category: found.category, reason: '', requirements: null, source: found.source, inputs: found.inputs };
   if (found.pack) base.pack = { name: found.pack.name, ...(found.pack.version !== undefined ? { version: found.pack.version } : {}) };
   if (found.problem) return { ...base, reason: found.problem };
   const run = await runCommand(found.source, { python: options.python, node: options.node });
@@ -119,7 +121,7 @@ async function judge(found: FoundTool, env: Record<string, string> | undefined, 
   if (!isRecord(spec) || !isRecord(spec.inputSchema) || !isRecord(spec.outputSchema)) return { ...tool, reason: 'its json_spec lacks an inputSchema or outputSchema object' };
   const name = options.names?.get(found.source) ?? (typeof spec.name === 'string' ? prefixOf(found.source, options) + spec.name : undefined);
   if (typeof name !== 'string' || name === '') return { ...tool, reason: 'it publishes no name; give it one with "name" in the catalog' };
-  const described = { ...tool, name, version: typeof spec.version === 'string' ? spec.version : null, spec };
+  const described = { ...tool, name, version: typeof spec.version === 'string' ? spec.version : null, description: typeof spec.description === 'string' ? spec.description : tool.description, spec };
   if (isEmptySchema(spec.inputSchema) && isEmptySchema(spec.outputSchema)) {
     const plan = await planEnv(await installedRequirements(found, spec.requirements), context);
     if (!plan) return { ...described, status: 'failed', reason: 'it publishes empty schemas and declares no requirements to install' };
