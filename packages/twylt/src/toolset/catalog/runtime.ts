@@ -92,11 +92,9 @@ export function launcherFile(): string {
   return join(dirname(createRequire(import.meta.url).resolve('twylt/package.json')), 'dist', 'bootstrap', 'launch.js');
 }
 
-/** The argv running `file` through the launcher on `node` (Bun and Deno named by their command). */
+/** The argv running `file` through the launcher on `node` (Bun named by its command). */
 function launched(node: string, file: string): string[] {
-  const name = basename(node);
   // Bun would fetch a missing package from the registry on its own (auto-install): never for a scanned tool.
-  if (/^bun(\.exe)?$/.test(name)) return [node, '--no-install', launcherFile(), file];
-  if (/^deno(\.exe)?$/.test(name)) return [node, 'run', '-A', launcherFile(), file];
+  if (/^bun(\.exe)?$/.test(basename(node))) return [node, '--no-install', launcherFile(), file];
   return [node, launcherFile(), file];
 }
