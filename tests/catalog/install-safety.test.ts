@@ -7,7 +7,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NO_PYTHON_REASON, noPython, python } from '../support/python.js';
 import { runTwylt } from '../support/twylt-cli.js';
@@ -107,9 +107,12 @@ describe('npm install scripts', () => {
       const root = nodeLauncher(join(dir, 'scripts-pack', 'scripted'), 'scripted', { 'twylt-test-scripted': `file:${tarball}` }, 'twylt-test-scripted');
       const envs = join(dir, 'scripts-envs');
 
-      const off = await scanJson([root, '--install', '--envs', envs]);
+      // The NODE_PATH the scan ran with stays, behind the new environment.
+      const scanNodePath = join(dir, 'scan-node-path');
+      const off = await scanJson([root, '--install', '--envs', envs], { NODE_PATH: scanNodePath });
       expect(off.code, off.stderr).toBe(0);
-      expect([...off.rows.values()][0]).toMatchObject({ name: 'scripted', status: 'ok', env: { NODE_PATH: expect.stringContaining(envs) } });
+      expect([...off.rows.values()][0]).toMatchObject({ name: 'scripted', status: 'ok' });
+      expect([...off.rows.values()][0]!.env!.NODE_PATH!.split(delimiter)).toEqual([expect.stringMatching(new RegExp(`^${envs}/npm-[0-9a-f]{16}/node_modules$`)), scanNodePath]);
       expect(existsSync(marker)).toBe(false);
 
       const on = await scanJson([root, '--install', '--envs', envs, '--allow-install-scripts']);

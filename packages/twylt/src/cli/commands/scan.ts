@@ -31,7 +31,8 @@ unless a --glob names them; nothing else is ever run.
 
 Each tool is reported as ok, needs_install (it describes with empty schemas and declares
 requirements, or its pack has a requirements.txt: its dependencies are missing) or
-failed, with its category (the pack, then its subfolders) and one line why. Two tools with one name both fail, naming both files.
+failed, with its category (the pack, then its subfolders) and one line why. Two tools
+with one name both fail, naming both files.
 
 Options:
   --json             the report as JSON: {"tools": [{"name", "status", "command", "cwd",
