@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-/** The `twylt-mcp` command. Exit codes: 1 when the bridge cannot start, 2 for a usage error. */
+/** The `twylt-mcp` command. Exit codes: 1 when the bridge cannot start, 64 (USAGE_EXIT, as `twylt`) for a usage error. */
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { commandLineArguments, DEFAULT_TIMEOUT_MS, UsageError } from 'twylt/toolset';
+import { commandLineArguments, DEFAULT_TIMEOUT_MS, USAGE_EXIT, UsageError } from 'twylt/toolset';
 import { parseCli, USAGE, type AuthPlan, type CliPlan } from './args.js';
 import type { HttpOAuthOptions } from './http.js';
 import { stderrLog } from './log.js';
@@ -14,7 +14,7 @@ async function main(argv: readonly string[]): Promise<void> {
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     stderrLog(`${error.message}\nRun "twylt-mcp --help" for usage.`);
-    process.exitCode = 2;
+    process.exitCode = USAGE_EXIT;
     return;
   }
   if (plan.help) {
@@ -36,28 +36,29 @@ async function main(argv: readonly string[]): Promise<void> {
     else if (plan.http) token = await readToken(plan.http.tokenFile);
   } catch (error) {
     stderrLog(`${(error as Error).message}\nRun "twylt-mcp --help" for usage.`);
-    process.exitCode = 2;
+    process.exitCode = USAGE_EXIT;
     return;
   }
-  const defaults = { timeoutMs: plan.timeoutMs, maxOutputBytes: plan.maxOutputBytes, describeTimeoutMs: plan.describeTimeoutMs, describeRetryMs: plan.describeRetryMs, strict: plan.strict, catalog: plan.catalog, warm: plan.warm, maxWarm: plan.maxWarm, warmIdleMs: plan.warmIdleMs };
+  const { defaults } = plan;
+  const shared = { defaults, describeRetryMs: plan.describeRetryMs, strict: plan.strict, catalog: plan.catalog };
   try {
     const scanned = await scanForServing(
       plan.scans,
-      { timeoutMs: plan.describeTimeoutMs ?? plan.timeoutMs ?? DEFAULT_TIMEOUT_MS, jobs: availableParallelism() },
+      { timeoutMs: defaults.describeTimeoutMs ?? defaults.timeoutMs ?? DEFAULT_TIMEOUT_MS, jobs: availableParallelism() },
       (line) => stderrLog(`--scan: ${line}`),
     );
     const configs = [...(await collectEntries(plan.configs, plan.commands)), ...scanned];
     if (plan.http) {
       const { serveHttp } = await import('./http.js');
       const { http } = plan;
-      const bridge = await serveHttp(configs, { ...defaults, ...http, token, oauth, maxConcurrency: plan.maxConcurrency, maxQueue: plan.maxQueue });
+      const bridge = await serveHttp(configs, { ...shared, ...http, token, oauth, maxConcurrency: plan.maxConcurrency, maxQueue: plan.maxQueue });
       onSignal(() => bridge.close(http.graceMs), () => bridge.close(0));
       stderrLog(`listening on ${bridge.url}`);
       return;
     }
     const [{ serveStdio }, { DEFAULT_MAX_QUEUE }] = await Promise.all([import('./stdio.js'), import('./server.js')]);
     const limiter = plan.maxConcurrency === undefined ? undefined : new CallLimiter({ maxConcurrent: plan.maxConcurrency, maxQueue: plan.maxQueue ?? DEFAULT_MAX_QUEUE });
-    const server = await serveStdio(configs, { ...defaults, limiter, maxMessageBytes: plan.maxMessageBytes });
+    const server = await serveStdio(configs, { ...shared, limiter, maxMessageBytes: plan.maxMessageBytes });
     // Closing kills the tool processes of calls still running.
     onSignal(() => server.close());
   } catch (error) {
@@ -90,8 +91,8 @@ function onSignal(stop: () => Promise<unknown>, hurry?: () => Promise<unknown>):
 /** The OAuth options of HTTP mode: exclusive with TWYLT_MCP_TOKEN; the introspection client read from its file. */
 async function oauthOptions(auth: AuthPlan): Promise<HttpOAuthOptions> {
   if (process.env.TWYLT_MCP_TOKEN !== undefined) throw new Error('give either TWYLT_MCP_TOKEN or --auth-issuer, not both');
-  const { issuer, resource, scopes, introspection, clientFile, toolScopes, jwksCooldownMs } = auth;
-  const options: HttpOAuthOptions = { issuer, resource, requiredScopes: scopes, toolScopes, jwksCooldownMs };
+  const { issuer, resource, scopes, introspection, clientFile, toolScopes, jwksCooldownMs, introspectJwtSeconds } = auth;
+  const options: HttpOAuthOptions = { issuer, resource, requiredScopes: scopes, toolScopes, jwksCooldownMs, introspectJwtSeconds };
   if (introspection !== undefined && clientFile !== undefined) options.introspection = { url: introspection, ...(await readClient(clientFile)) };
   return options;
 }

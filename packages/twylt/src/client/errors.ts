@@ -100,6 +100,22 @@ export class AbortError extends TwyltClientError {
   }
 }
 
+/** The resources a sandbox bounds for a tool's process tree. */
+export type ResourceLimit = 'memory' | 'processes' | 'cpu_time';
+
+/** Each ResourceLimit as a message names it. */
+export const RESOURCE_LIMIT_NAMES: Readonly<Record<ResourceLimit, string>> = { memory: 'memory', processes: 'number of processes', cpu_time: 'CPU time' };
+
+/** The tool reached a resource limit of its sandbox and was stopped; its process group is gone. */
+export class ResourceLimitError extends TwyltClientError {
+  readonly limit: ResourceLimit;
+
+  constructor(command: readonly string[], limit: ResourceLimit, output: Partial<ProcessOutput> = {}, options?: ErrorOptions) {
+    super(`tool reached its sandbox's limit of ${RESOURCE_LIMIT_NAMES[limit]} and was stopped`, command, output, options);
+    this.limit = limit;
+  }
+}
+
 /** stdout or stderr grew past `maxOutputBytes`; the tool was killed. */
 export class OutputTooLargeError extends TwyltClientError {
   readonly stream: 'stdout' | 'stderr' | 'output.json';

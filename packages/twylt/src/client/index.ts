@@ -17,6 +17,8 @@ export {
   AbortError,
   InvalidOutputError,
   OutputTooLargeError,
+  RESOURCE_LIMIT_NAMES,
+  ResourceLimitError,
   SchemaMismatchError,
   SpawnError,
   TimeoutError,
@@ -25,6 +27,6 @@ export {
   TwyltClientError,
   UnexpectedExitError,
 } from './errors.js';
-export type { ProcessOutput, SchemaIssue } from './errors.js';
+export type { ProcessOutput, ResourceLimit, SchemaIssue } from './errors.js';
 export { TRANSPORTS } from './types.js';
 export type { DescribeResult, DescribeResults, FewShot, JsonSchema, Requirements, SchemaPair, ToolSpec, Transport } from './types.js';

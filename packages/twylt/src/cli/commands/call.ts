@@ -53,8 +53,10 @@ export const command = wrappingCommand({
   async run(values, tool, io) {
     const transport = (values.transport ?? 'cli') as Transport;
     if (!TRANSPORTS.includes(transport)) throw new UsageError(`--transport must be one of ${TRANSPORTS.join(', ')}; got "${values.transport}"`);
+    // Every flag is checked before the input is read (stdin, maybe).
+    const timeoutMs = parseTimeout(values.timeout);
     const input = await readInput(values.input, values['input-file'], io);
-    const client = new TwyltClient(resolveCommand(tool, io.cwd), { cwd: io.cwd, timeoutMs: parseTimeout(values.timeout) });
+    const client = new TwyltClient(resolveCommand(tool, io.cwd), { cwd: io.cwd, timeoutMs });
     try {
       // Numbers as the tool wrote them, to the digit: `text` fidelity, written back by JSON.stringify.
       const { output } = await interruptible((signal) => client.call(input, { transport, validate: values.validate, numbers: 'text', signal }));

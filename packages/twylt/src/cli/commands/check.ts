@@ -1,9 +1,10 @@
 /** `twylt check`: the conformance suite, as a table, JSON or JUnit XML. */
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { CLI_EXIT, UsageError, wrappingCommand } from '../command.js';
+import { CLI_EXIT, wrappingCommand } from '../command.js';
 import { interruptible } from '../interrupt.js';
 import { styleFor } from '../style.js';
+import { parseCount } from '../../toolset/options.js';
 import { parseTimeout } from './describe.js';
 
 const HELP = `twylt check: check that an executable honours TWYLT 1.8
@@ -47,10 +48,7 @@ export const command = wrappingCommand({
     only: { type: 'string', multiple: true },
   },
   async run(values, tool, io) {
-    const concurrency = values.concurrency === undefined ? undefined : Number(values.concurrency);
-    if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency > 0)) {
-      throw new UsageError(`--concurrency takes a positive integer; got "${values.concurrency}"`);
-    }
+    const concurrency = values.concurrency === undefined ? undefined : parseCount('--concurrency', values.concurrency, 1);
     const { checkTool, renderJunit, renderTable } = await import('../../conformance/index.js');
     // Ctrl-C ends the runs in flight, so that the run directories are removed before exiting.
     const report = await interruptible((signal) =>

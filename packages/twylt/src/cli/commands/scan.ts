@@ -9,6 +9,7 @@ import { namesKept, writeCatalog } from '../../toolset/catalog/catalog.js';
 import { scanTools, type ScannedTool } from '../../toolset/catalog/scan.js';
 import { CLI_EXIT, UsageError, parseOptions, type Command } from '../command.js';
 import { interruptible } from '../interrupt.js';
+import { parseCount } from '../../toolset/options.js';
 import { parseTimeout } from './describe.js';
 
 const HELP = `twylt scan: find the TWYLT tools in folders and write a catalog to serve
@@ -166,9 +167,7 @@ async function isFolder(path: string): Promise<boolean> {
 
 function parseJobs(text: string | undefined): number {
   if (text === undefined) return availableParallelism();
-  const jobs = Number(text);
-  if (!/^\d+$/.test(text) || jobs < 1 || jobs > 1024) throw new UsageError(`--jobs takes a whole number from 1 to 1024; got "${text}"`);
-  return jobs;
+  return parseCount('--jobs', text, 1, 1024);
 }
 
 function parsePrefix(text: string, cwd: string): { dir: string; prefix: string } {
