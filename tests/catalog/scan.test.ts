@@ -133,13 +133,15 @@ setTimeout(() => {
 });
 
 describe.skipIf(nodeStripsTypes())(`a TypeScript tool where this Node cannot strip types${nodeStripsTypes() ? ': skipped, this Node runs .ts files itself' : ''}`, () => {
-  it('is failed, saying how to fix it, when its project has no tsx', async () => {
-    const alone = join(dir, 'no-tsx', 'shout');
-    mkdirSync(alone, { recursive: true });
-    copyFileSync(join(PACKS, 'loose/text/shout/tool.ts'), join(alone, 'tool.ts'));
-    const { code, rows } = await scanJson([join(dir, 'no-tsx')]);
+  it('runs through the tsx beside twylt when its project has none (ADR 0035)', async () => {
+    const project = join(dir, 'no-tsx');
+    mkdirSync(join(project, 'shout'), { recursive: true });
+    copyFileSync(join(PACKS, 'loose/text/shout/tool.ts'), join(project, 'shout', 'tool.ts'));
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ type: 'module', dependencies: { zod: '^4.0.0' } }));
+    const { code, rows } = await scanJson([project]);
     expect(code).toBe(1);
-    expect([...rows.values()][0]).toMatchObject({ status: 'failed', command: [], reason: expect.stringMatching(/cannot run \.ts files itself and no tsx was found .*npm install --save-dev tsx.*twylt build.*22\.18/) });
+    // Loaded through tsx, it misses zod: its launcher describes it from the source (without tsx: a describe error).
+    expect([...rows.values()][0]).toMatchObject({ name: 'shout', status: 'needs_install', command: ['node', expect.stringMatching(/\/dist\/bootstrap\/launch\.js$/), 'tool.ts'] });
   });
 });
 

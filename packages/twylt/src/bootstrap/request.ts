@@ -29,6 +29,13 @@ export interface Request {
   payload?: Payload;
 }
 
+/** Whether the request will come from stdin (no invalid option, service option or CLI payload): it may take a while. */
+export function inputToCome(argv: readonly string[], env: Env): boolean {
+  const options = scanOptions(argv, env);
+  const first = options.rest[0];
+  return !options.invalid && !serviceOption(first) && !isCliPayload(first);
+}
+
 /**
  * Stdin is read only when the tool itself would read it: no invalid option value, no service
  * option, no CLI payload, and stdin is not a TTY.

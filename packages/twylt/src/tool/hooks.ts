@@ -75,3 +75,36 @@ export function heldRun(run: HeldRun): boolean {
   held?.push(run);
   return held !== undefined;
 }
+
+const TURN_KEY = Symbol.for('twylt.launcherTurn');
+
+/**
+ * What a launcher decides once the request has arrived: the run goes on (its input handed
+ * over as above), or the launcher answered itself and the run ends with `code`.
+ */
+export type LauncherTurn = { go: true } | { go: false; code: number };
+
+interface Held {
+  turn: Promise<LauncherTurn>;
+  taken: () => void;
+}
+
+/**
+ * A launcher that imports the tool before its input arrives (a warm process, ADR 0035)
+ * makes the run wait, once it has prepared what it can, until the request is read.
+ * `taken` is called when the run starts waiting. Returns the function that decides; once.
+ */
+export function holdUntilRequest(taken: () => void): (turn: LauncherTurn) => void {
+  let release!: (turn: LauncherTurn) => void;
+  (globalThis as { [TURN_KEY]?: Held })[TURN_KEY] = { turn: new Promise((done) => (release = done)), taken };
+  return release;
+}
+
+/** The launcher's decision, or undefined when no launcher holds the run. Taken once. */
+export function launcherTurn(): Promise<LauncherTurn> | undefined {
+  const slots = globalThis as { [TURN_KEY]?: Held };
+  const held = slots[TURN_KEY];
+  delete slots[TURN_KEY];
+  held?.taken();
+  return held?.turn;
+}

@@ -12,6 +12,7 @@ import { callBiz } from './biz.js';
 import { contractsOf, type Contracts } from './contracts.js';
 import type { ToolDefinition } from './definition.js';
 import { describeRequest, describeText } from './describe.js';
+import { launcherTurn } from './hooks.js';
 import { scanOptions, serviceOption, type ScannedOptions } from './options.js';
 import { isCliPayload, processStdin, readInputFile, readRequest, removeOutputFile, writeOutputFile, type JsonObject, type Stdin } from './transport.js';
 
@@ -63,6 +64,9 @@ export async function runTool(tool: ToolDefinition, io: RunIo): Promise<number> 
     // process (ADR 0026) waits long for it; a cold one does the same work as before.
     const early = isCliPayload(options.rest[0]) ? undefined : contractsOf(tool);
     early?.catch(() => {}); // reported by execute, if a call needs them
+    // A launcher that imported this tool ahead of its input decides once the input is read.
+    const turn = await launcherTurn();
+    if (turn && !turn.go) return turn.code;
     const request = await readRequest(options.rest, ownIo.has(io) ? processStdin : () => io.stdin, options.maxInputBytes);
     const mode = describeRequest(request, io.env);
     if (mode) {

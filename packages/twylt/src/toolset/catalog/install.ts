@@ -8,12 +8,13 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, rename, rm, stat, symlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { firstLine } from '../../client/errors.js';
 import { isRecord } from '../../protocol/record.js';
 import type { Requirements } from '../../protocol/spec.js';
+import { planOwn } from './own-packages.js';
 
 /** The environment variable naming the cache of environments. */
 export const ENVS_DIR_ENV = 'TWYLT_ENVS_DIR';
@@ -34,6 +35,8 @@ export interface EnvPlan {
   command: string[];
   /** Added to the tool's environment: PYTHONPATH or NODE_PATH. */
   env: Record<string, string>;
+  /** npm: packages linked into node_modules, name -> folder, after the install (own-packages.ts). */
+  links?: Record<string, string>;
 }
 
 export interface InstallContext {
@@ -95,18 +98,24 @@ function pipSpecs(content: string): { specs: string[] } | Refused {
   return { specs };
 }
 
-/** npm: `npm install --prefix DIR -- NAME@RANGE...`, install scripts off unless allowed. */
+/**
+ * npm: `npm install --prefix DIR -- NAME@RANGE...`, install scripts off unless allowed;
+ * twylt's own packages linked to the scanning installation instead (own-packages.ts). Its
+ * node_modules goes into NODE_PATH, which the launcher makes ES module imports honour (ADR 0035).
+ */
 function planNpm(content: string, context: InstallContext): EnvPlan | Refused | undefined {
-  const specs = npmSpecs(content);
-  if ('problem' in specs) return specs;
-  if (specs.specs.length === 0) return undefined;
+  const all = npmSpecs(content);
+  if ('problem' in all) return all;
+  const { specs, links } = planOwn(all.specs);
+  if (specs.length === 0 && Object.keys(links).length === 0) return undefined;
   const scripts = context.allowInstallScripts ? [] : ['--ignore-scripts'];
   // Scripts allowed or not is part of the key: an environment made without them differs.
-  const dir = join(context.envsDir, `npm-${key(['npm', specs.specs, process.versions.node.split('.')[0], ...scripts])}`);
+  const dir = join(context.envsDir, `npm-${key(['npm', specs, links, process.versions.node.split('.')[0], ...scripts])}`);
   return {
     dir,
-    command: ['npm', 'install', '--no-audit', '--no-fund', '--omit=dev', ...scripts, '--prefix', dir, '--', ...specs.specs],
+    command: specs.length === 0 ? [] : ['npm', 'install', '--no-audit', '--no-fund', '--omit=dev', ...scripts, '--prefix', dir, '--', ...specs],
     env: { NODE_PATH: join(dir, 'node_modules') },
+    links,
   };
 }
 
@@ -141,6 +150,12 @@ function key(parts: unknown): string {
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 16);
 }
 
+/** The plan in words: its command, then its links. */
+export function planText(plan: EnvPlan): string {
+  const links = Object.entries(plan.links ?? {}).map(([name, folder]) => `a link ${join(plan.dir, 'node_modules', name)} -> ${folder}`);
+  return [plan.command.join(' '), ...links].filter((part) => part !== '').join(', then ');
+}
+
 /** Whether the environment is installed already (a second scan reuses it). */
 export async function envReady(plan: EnvPlan): Promise<boolean> {
   try {
@@ -161,8 +176,9 @@ export async function installEnv(plan: EnvPlan, envsDir: string): Promise<Instal
     await mkdir(envsDir, { recursive: true });
     staging = join(envsDir, `.staging-${randomBytes(6).toString('hex')}`);
     const command = plan.command.map((arg) => (arg === plan.dir ? staging! : arg));
-    const failure = await runInstaller(command);
+    const failure = command.length === 0 ? await mkdir(staging).then(() => undefined) : await runInstaller(command);
     if (failure) return { ok: false, reason: failure };
+    await linkPackages(staging, plan.links ?? {});
     try {
       await rename(staging, plan.dir);
     } catch (error) {
@@ -176,6 +192,15 @@ export async function installEnv(plan: EnvPlan, envsDir: string): Promise<Instal
     return { ok: false, reason: firstLine((error as Error).message) };
   } finally {
     if (staging) await rm(staging, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/** The links of a plan, made inside the staging folder before it is renamed into place. */
+async function linkPackages(staging: string, links: Record<string, string>): Promise<void> {
+  for (const [name, folder] of Object.entries(links)) {
+    const at = join(staging, 'node_modules', name);
+    await mkdir(dirname(at), { recursive: true });
+    await symlink(folder, at, 'dir');
   }
 }
 

@@ -3,12 +3,15 @@
  * it is: `python3` and `node` found through PATH where the tool runs, or the interpreter
  * the scan was given (`--python`, `--node`), never the path of the binary that ran the
  * scan: a catalog must survive a runtime upgrade and a move to another machine.
- * TypeScript runs on that Node where it strips types itself (Node 22.18 and newer), else
- * through the `tsx` of the tool's own project, named relative to the tool's folder.
+ * JavaScript and TypeScript run through twylt's launcher (bootstrap/launch.ts, ADR 0035),
+ * which lets a tool describe itself while its packages are missing, resolves an installed
+ * environment's packages and twylt itself for ES module imports, and runs .ts through tsx
+ * (the project's, else the one beside twylt) on a Node that cannot strip types (before 22.18).
  */
 import { execFile } from 'node:child_process';
-import { access } from 'node:fs/promises';
-import { dirname, extname, join, relative, sep } from 'node:path';
+import { createRequire } from 'node:module';
+import { basename, dirname, extname, join } from 'node:path';
+import { findTsx } from '../../bootstrap/typescript.js';
 
 /** A command, or why there is none and how to get one. */
 export type RunCommand = { command: string[] } | { problem: string };
@@ -41,19 +44,17 @@ export async function runCommand(file: string, options: RuntimeOptions = {}): Pr
     case '.mjs':
     case '.cjs': {
       const facts = await nodeFacts(node);
-      return 'problem' in facts ? facts : { command: [node, file] };
+      return 'problem' in facts ? facts : { command: launched(node, file) };
     }
     case '.ts':
     case '.mts':
     case '.cts': {
       const facts = await nodeFacts(node);
       if ('problem' in facts) return facts;
-      if (facts.stripsTypes) return { command: [node, file] };
-      const tsx = await projectBin(dirname(file), 'tsx');
-      if (tsx) return { command: [tsx, file] };
+      if (facts.stripsTypes || findTsx(file) !== undefined) return { command: launched(node, file) };
       return {
         problem:
-          `Node ${facts.version} (${node}) cannot run .ts files itself and no tsx was found in node_modules/.bin from ${dirname(file)} upward; ` +
+          `Node ${facts.version} (${node}) cannot run .ts files itself and no tsx was found from ${dirname(file)} upward nor beside twylt; ` +
           "install it in the tool's project (npm install --save-dev tsx), build the tool (twylt build), or use Node 22.18 or newer (--node)",
       };
     }
@@ -86,16 +87,14 @@ function nodeFacts(node: string): Promise<NodeFacts> {
   return known;
 }
 
-/** node_modules/.bin/NAME in `dir` or the nearest parent that has it, relative to `dir`. */
-async function projectBin(dir: string, name: string): Promise<string | undefined> {
-  for (let at = dir; ; at = dirname(at)) {
-    const bin = join(at, 'node_modules', '.bin', name);
-    try {
-      await access(bin);
-      // Relative to the tool's folder (where it runs): the catalog moves with the project.
-      return relative(dir, bin).split(sep).join('/');
-    } catch {
-      if (dirname(at) === at) return undefined;
-    }
-  }
+/** twylt's launcher, beside this package's other built files. */
+export function launcherFile(): string {
+  return join(dirname(createRequire(import.meta.url).resolve('twylt/package.json')), 'dist', 'bootstrap', 'launch.js');
+}
+
+/** The argv running `file` through the launcher on `node` (Bun named by its command). */
+function launched(node: string, file: string): string[] {
+  // Bun would fetch a missing package from the registry on its own (auto-install): never for a scanned tool.
+  if (/^bun(\.exe)?$/.test(basename(node))) return [node, '--no-install', launcherFile(), file];
+  return [node, launcherFile(), file];
 }

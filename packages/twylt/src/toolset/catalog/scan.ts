@@ -16,7 +16,7 @@ import { CallLimiter } from '../limiter.js';
 import { createRunner } from '../runner.js';
 import { discoverTools, type DiscoverOptions, type FoundTool } from './discover.js';
 import { fingerprint } from './fingerprint.js';
-import { type EnvPlan, type InstallContext, defaultEnvsDir, envReady, installEnv, planEnv } from './install.js';
+import { type EnvPlan, type InstallContext, defaultEnvsDir, envReady, installEnv, planEnv, planText } from './install.js';
 import { runCommand } from './runtime.js';
 
 export type ScanStatus = 'ok' | 'needs_install' | 'failed';
@@ -126,7 +126,7 @@ async function judge(found: FoundTool, env: Record<string, string> | undefined, 
     const plan = await planEnv(await installedRequirements(found, spec.requirements), context);
     if (!plan) return { ...described, status: 'failed', reason: 'it publishes empty schemas and declares no requirements to install' };
     if ('problem' in plan) return { ...described, status: 'failed', reason: plan.problem };
-    return { ...described, status: 'needs_install', plan, reason: `its dependencies are missing; \`twylt scan --install ${shellWord(found.root)}\` installs them, running: ${plan.command.join(' ')}` };
+    return { ...described, status: 'needs_install', plan, reason: `its dependencies are missing; \`twylt scan --install ${shellWord(found.root)}\` installs them, running: ${planText(plan)}` };
   }
   return { ...described, status: 'ok', hash: await fingerprint(found.inputs, entry) };
 }
