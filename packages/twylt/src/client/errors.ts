@@ -93,6 +93,16 @@ export class TimeoutError extends TwyltClientError {
   }
 }
 
+/** The tool ran into a limit of its sandbox (memory, processes, CPU time) and was stopped. */
+export class ResourceLimitError extends TwyltClientError {
+  readonly limit: 'memory' | 'processes' | 'cpu_time';
+
+  constructor(command: readonly string[], limit: 'memory' | 'processes' | 'cpu_time', output: ProcessOutput) {
+    super(`tool ran into its sandbox's ${limit.replace('_', ' ')} limit and was stopped`, command, output);
+    this.limit = limit;
+  }
+}
+
 /** The caller's AbortSignal fired; the tool's whole process group was killed. */
 export class AbortError extends TwyltClientError {
   constructor(command: readonly string[], reason: unknown, output: ProcessOutput) {

@@ -20,6 +20,7 @@ export {
   SchemaMismatchError,
   SpawnError,
   TimeoutError,
+  ResourceLimitError,
   ToolCrashError,
   ToolError,
   TwyltClientError,
