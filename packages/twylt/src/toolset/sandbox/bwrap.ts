@@ -8,12 +8,15 @@
 import { execFile, type ChildProcess } from 'node:child_process';
 import { channel } from 'node:diagnostics_channel';
 import { constants, tmpdir } from 'node:os';
-import { resolve } from 'node:path';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { SandboxedProcess, SpawnSandbox } from '../../client/spawn.js';
 import { findExecutable, systemMounts, toolMounts, type Mount } from './files.js';
 import { CallCgroup, findCgroupBase, type CgroupBase, type LimitName } from './limits.js';
 import { resolveSandboxPolicy, type ResolvedSandboxPolicy, type SandboxPolicy } from './policy.js';
-import { startProxy, type FilteringProxy } from './proxy.js';
+import { evalCommand } from '../../protocol/runtime.js';
+import { RELAY_PORT, SANDBOX_PROXY_SOCKET, startProxy, type FilteringProxy } from './proxy.js';
+import { RELAY_ENV, relayMain } from './relay.js';
 
 /** The sandbox cannot work on this machine, and tools must not run without it. */
 export class SandboxUnavailableError extends Error {
@@ -123,18 +126,22 @@ class Driver {
     if (!truth) throw new SandboxUnavailableError('no `true` executable on PATH to try the sandbox with');
     // The limits' cgroup was tried by findCgroupBase; the probe joins none.
     const launcher = this.forTool({ policy: { memoryMb: 0, processes: 0 } });
-    let wrapped: SandboxedProcess;
+    // An empty folder of its own as the workspace.
+    const cwd = mkdtempSync(join(tmpdir(), 'twylt-sandbox-probe-'));
+    let failure: string | undefined;
     try {
-      wrapped = launcher.wrap([truth], { cwd: tmpdir(), env: {} });
+      const wrapped = launcher.wrap([truth], { cwd, env: {} });
+      const [file, ...args] = wrapped.command;
+      failure = await new Promise<string | undefined>((done) => {
+        execFile(file!, args, { cwd: wrapped.cwd, env: wrapped.env, timeout: 10_000 }, (error, _stdout, stderr) =>
+          done(error ? stderr.trim() || error.message : undefined),
+        );
+      });
     } catch (error) {
       throw new SandboxUnavailableError(`the sandbox cannot be set up: ${(error as Error).message}`);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
     }
-    const [file, ...args] = wrapped.command;
-    const failure = await new Promise<string | undefined>((done) => {
-      execFile(file!, args, { cwd: wrapped.cwd, env: wrapped.env, timeout: 10_000 }, (error, _stdout, stderr) =>
-        done(error ? stderr.trim() || error.message : undefined),
-      );
-    });
     if (failure !== undefined) throw new SandboxUnavailableError(`bubblewrap (${this.#bwrap}) cannot make a sandbox here: ${failure}`);
   }
 
@@ -156,6 +163,7 @@ class Driver {
   ): SandboxedProcess {
     const here = resolve(cwd ?? process.cwd());
     const env = this.#env(declared, policy);
+    const relay = env.HTTP_PROXY !== undefined && this.proxy !== undefined;
     const file = command[0]!;
     if (!findExecutable(file, here, env.PATH)) {
       // As an unsandboxed spawn reports it, not as bwrap's own exit 1.
@@ -165,7 +173,9 @@ class Driver {
     const key = JSON.stringify([command, here, workspaces, env.PATH, env.PYTHONPATH, env.NODE_PATH]);
     let mounts = cache.get(key);
     if (!mounts) {
-      mounts = toolMounts({ command, cwd: here, workspaces, env, allowRead: policy.allowRead, allowWrite: policy.allowWrite });
+      // The relay runs on the consumer's own runtime: its install prefix is readable too.
+      const allowRead = relay ? [...policy.allowRead, ...runtimeFolder()] : policy.allowRead;
+      mounts = toolMounts({ command, cwd: here, workspaces, env, allowRead, allowWrite: policy.allowWrite });
       cache.set(key, mounts);
     }
     const cgroup = this.#cgroup && (policy.memoryMb > 0 || policy.processes > 0) ? new CallCgroup(this.#cgroup, policy.memoryMb, policy.processes) : undefined;
@@ -183,6 +193,7 @@ class Driver {
       '--dir',
       SANDBOX_HOME,
       ...mountArgs(mounts),
+      ...(relay ? ['--ro-bind', this.proxy!.socket, SANDBOX_PROXY_SOCKET] : []),
       '--remount-ro',
       '/',
       '--chdir',
@@ -190,8 +201,9 @@ class Driver {
       // The first process waits for fd 4 until it is in the call's cgroup (it is named on fd 3).
       ...(cgroup ? ['--info-fd', '3', '--block-fd', '4'] : []),
       '--',
-      ...command,
+      ...(relay ? evalCommand(`(${relayMain.toString()})()`) : command),
     ];
+    if (relay) env[RELAY_ENV] = JSON.stringify({ socket: SANDBOX_PROXY_SOCKET, port: RELAY_PORT, command });
     const launcher = this.#prlimit ? [this.#prlimit, ...this.#rlimits(policy), '--', this.#bwrap] : [this.#bwrap];
     return {
       command: [...launcher, ...bwrapArgs],
@@ -231,7 +243,7 @@ class Driver {
     env.TMPDIR = SANDBOX_TMP;
     const offline = /^(1|true|yes|on)$/i.test(env.TWYLT_DISABLE_NETWORK ?? '');
     if (this.proxy && !offline) {
-      const url = `http://127.0.0.1:${this.proxy.port}`;
+      const url = `http://127.0.0.1:${RELAY_PORT}`;
       for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy']) env[name] = url;
     }
     return env;
@@ -248,6 +260,14 @@ class Driver {
     }
     return options;
   }
+}
+
+/** The folder of the consumer's runtime, when it is not a system folder (a downloaded Node.js, Bun, Deno). */
+function runtimeFolder(): string[] {
+  const runtime = realpathSync(process.execPath);
+  const dir = dirname(runtime);
+  const prefix = basename(dir) === 'bin' ? dirname(dir) : dir;
+  return prefix.startsWith('/usr/') || prefix === '/usr' ? [] : [prefix];
 }
 
 function mountArgs(mounts: readonly Mount[]): string[] {
