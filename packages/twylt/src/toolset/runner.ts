@@ -10,6 +10,8 @@ import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from '../client/process.
 import type { ToolSpec, Transport } from '../client/types.js';
 import { DESCRIBE_KEY } from '../protocol/constants.js';
 import type { ToolEntry } from './entry.js';
+import { entrySandbox } from './sandbox/flags.js';
+import type { PreparedSandbox } from './sandbox/bwrap.js';
 import { DEFAULT_WARM_IDLE_MS, WarmCap, WarmPool } from './warm.js';
 
 /**
@@ -32,6 +34,8 @@ export interface RunnerDefaults {
   warmCap?: WarmCap;
   /** Retire a warm process that waited this long unused (default DEFAULT_WARM_IDLE_MS). */
   warmIdleMs?: number;
+  /** The consumer's sandbox (prepareSandbox): every entry runs in it unless it says `"sandbox": false`. */
+  sandbox?: PreparedSandbox;
 }
 
 export interface RunnerCallOptions {
@@ -67,6 +71,7 @@ export interface ToolRunner {
  * described), it starts the entry's warm processes at once.
  */
 export function createRunner(entry: ToolEntry, defaults: RunnerDefaults = {}, spec?: ToolSpec): ToolRunner {
+  const sandbox = entrySandbox(entry, defaults.sandbox);
   // A file-transport call runs the tool in a fresh directory: a relative script path must
   // not depend on it. What a command finds through PATH is left alone.
   const client = new TwyltClient(resolveCommand(entry.command, entry.cwd ?? process.cwd()), {
@@ -83,6 +88,7 @@ export function createRunner(entry: ToolEntry, defaults: RunnerDefaults = {}, sp
     timeoutMs: entry.timeoutMs ?? defaults.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     maxOutputBytes: entry.maxOutputBytes ?? defaults.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
     spec,
+    sandbox,
   });
   // Only stdin calls take a warm process: an entry set to another transport gets none.
   const size = entry.transport === 'cli' || entry.transport === 'file' ? 0 : (entry.warm ?? defaults.warm ?? 0);
@@ -95,6 +101,7 @@ export function createRunner(entry: ToolEntry, defaults: RunnerDefaults = {}, sp
           env: client.options.env,
           cap: defaults.warmCap ?? new WarmCap(defaults.maxWarm),
           idleMs: defaults.warmIdleMs ?? DEFAULT_WARM_IDLE_MS,
+          sandbox,
         })
       : undefined;
   return {

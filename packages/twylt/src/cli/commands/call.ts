@@ -8,13 +8,14 @@ import { CLI_EXIT, UsageError, wrappingCommand, type Io } from '../command.js';
 import { interruptible } from '../interrupt.js';
 import { renderFailure } from '../render.js';
 import { styleFor } from '../style.js';
+import { SANDBOX_HELP, SANDBOX_OPTIONS, openSandbox } from '../../toolset/sandbox/flags.js';
 import { parseTimeout } from './describe.js';
 
 const HELP = `twylt call: run a tool on one input and print its output
 
 Usage:
   twylt call [--input JSON | --input-file F] [--transport cli|stdin|file]
-             [--timeout MS] [--validate] [--json] -- <tool command...>
+             [--timeout MS] [--validate] [--json] [--sandbox...] -- <tool command...>
 
 The input is a JSON object from --input, from --input-file, or else from stdin.
 
@@ -28,7 +29,7 @@ Options:
   --timeout MS        kill the tool (and all it started) after MS ms (default 30000)
   --validate          check input and output against the tool's published schemas
   --json              print the output compactly and failures as the raw error JSON
-  -h, --help          show this help
+${SANDBOX_HELP}  -h, --help          show this help
 
 Exit code: the tool's own (0, 2 to 6 as TWYLT defines them, or any other code it
 exited with); 1 when the tool could not run or misbehaved (time-out, crash, output
@@ -49,12 +50,18 @@ export const command = wrappingCommand({
     transport: { type: 'string' },
     validate: { type: 'boolean' },
     json: { type: 'boolean' },
+    ...SANDBOX_OPTIONS,
   },
   async run(values, tool, io) {
     const transport = (values.transport ?? 'cli') as Transport;
     if (!TRANSPORTS.includes(transport)) throw new UsageError(`--transport must be one of ${TRANSPORTS.join(', ')}; got "${values.transport}"`);
     const input = await readInput(values.input, values['input-file'], io);
-    const client = new TwyltClient(resolveCommand(tool, io.cwd), { cwd: io.cwd, timeoutMs: parseTimeout(values.timeout) });
+    const sandbox = await openSandbox(values, io.cwd);
+    const client = new TwyltClient(resolveCommand(tool, io.cwd), {
+      cwd: io.cwd,
+      timeoutMs: parseTimeout(values.timeout),
+      sandbox: sandbox?.forTool({ workspace: io.cwd }),
+    });
     try {
       // Numbers as the tool wrote them, to the digit: `text` fidelity, written back by JSON.stringify.
       const { output } = await interruptible((signal) => client.call(input, { transport, validate: values.validate, numbers: 'text', signal }));
@@ -65,6 +72,8 @@ export const command = wrappingCommand({
       if (values.json) io.stderr.write(rawFailure(error));
       else io.stderr.write(renderFailure(error, styleFor(io.stderr, io.env)));
       return error instanceof ToolError || error instanceof UnexpectedExitError ? error.exitCode : CLI_EXIT.failed;
+    } finally {
+      await sandbox?.close();
     }
   },
 });

@@ -4,4 +4,4 @@
  */
 export { SandboxUnavailableError, prepareSandbox, type PrepareOptions, type PreparedSandbox } from './bwrap.js';
 export { SandboxPolicyError } from './files.js';
-export { SANDBOX_CONFIG_SCHEMA, SANDBOX_DEFAULTS, mergeSandboxPolicies, resolveSandboxPolicy, type ResolvedSandboxPolicy, type SandboxPolicy } from './policy.js';
+export { SANDBOX_DEFAULTS, mergeSandboxPolicies, resolveSandboxPolicy, type ResolvedSandboxPolicy, type SandboxPolicy } from './policy.js';

@@ -62,24 +62,3 @@ export function mergeSandboxPolicies(base: SandboxPolicy, over: SandboxPolicy): 
     cpuSeconds: over.cpuSeconds ?? base.cpuSeconds,
   };
 }
-
-/** The JSON Schema of `"sandbox"` in a config file or catalog: `true`, `false` or a policy. */
-export const SANDBOX_CONFIG_SCHEMA = {
-  anyOf: [
-    { type: 'boolean' },
-    {
-      type: 'object',
-      properties: {
-        allowRead: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'Extra paths the tool may read.' },
-        allowWrite: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'Extra paths the tool may read and write.' },
-        allowNet: { type: 'array', items: { type: 'string', minLength: 1 }, description: 'Hosts (host, host:port, *.domain) reachable through the proxy.' },
-        allowEnv: { type: 'array', items: { type: 'string', minLength: 1 }, description: "Variables of the consumer's environment passed on." },
-        memoryMb: { type: 'integer', minimum: 0, description: 'Memory of the call, in MiB; 0: no limit.' },
-        processes: { type: 'integer', minimum: 0, description: 'Processes and threads of the call; 0: no limit.' },
-        cpuSeconds: { type: 'integer', minimum: 0, description: 'CPU seconds of each process; 0: no limit.' },
-      },
-      additionalProperties: false,
-    },
-  ],
-  description: 'Run the tool in a kernel sandbox (docs/sandbox.md): true, false, or a policy.',
-} as const;
