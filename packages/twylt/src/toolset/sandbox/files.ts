@@ -5,7 +5,7 @@
  * folder or one of its ancestors: a root-owned 0600 key is readable by owner match inside the
  * sandbox, so the list must not reach it.
  */
-import { accessSync, constants, existsSync, lstatSync, openSync, readlinkSync, readSync, closeSync, realpathSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 
@@ -106,11 +106,15 @@ export function toolMounts(files: ToolFiles): Mount[] {
   for (const name of ['PYTHONPATH', 'NODE_PATH']) {
     for (const entry of (files.env[name] ?? '').split(delimiter)) if (entry && isAbsolute(entry) && existsSync(entry)) addCode(entry);
   }
-  // Node.js resolves packages from every node_modules folder above the code.
+  // Node.js resolves packages from every node_modules folder above the code, and follows
+  // the links in them (npm workspaces, npm link) to where the packages really are.
   for (const root of [...read]) {
     for (let dir = root; ; dir = dirname(dir)) {
-      const modules = join(dir, 'node_modules');
-      if (existsSync(modules)) read.add(modules);
+      const modules = safeRealpath(join(dir, 'node_modules'));
+      if (modules && !read.has(modules)) {
+        read.add(modules);
+        for (const target of linkedPackages(modules)) if (!exposes(target, home)) read.add(target);
+      }
       if (dirname(dir) === dir) break;
     }
   }
@@ -120,6 +124,34 @@ export function toolMounts(files: ToolFiles): Mount[] {
   const mounts: Mount[] = [...minimal(read)].filter((path) => !write.has(path)).map((path) => ({ kind: 'ro' as const, path }));
   mounts.push(...[...write].map((path) => ({ kind: 'rw' as const, path })));
   return mounts.sort((a, b) => depth(a.path) - depth(b.path));
+}
+
+/**
+ * Where the linked packages of a node_modules folder are: the node_modules folder holding
+ * each target (one mount for many links), else the target itself.
+ */
+function linkedPackages(modules: string): string[] {
+  const targets = new Set<string>();
+  const visit = (dir: string, scoped: boolean) => {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const path = join(dir, name);
+      if (!scoped && name.startsWith('@')) visit(path, true);
+      else if (lstatSafe(path)?.isSymbolicLink()) {
+        const target = safeRealpath(path);
+        if (!target) continue;
+        const at = target.lastIndexOf(`${sep}node_modules${sep}`);
+        targets.add(at === -1 ? target : target.slice(0, at + `${sep}node_modules`.length));
+      }
+    }
+  };
+  visit(modules, false);
+  return [...targets].filter((target) => target !== modules);
 }
 
 /** The executable a command runs, as PATH finds it (undefined: not found). */
