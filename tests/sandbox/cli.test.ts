@@ -46,6 +46,16 @@ describe.skipIf(SANDBOX_SKIP_REASON !== undefined)(`twylt --sandbox${SANDBOX_SKI
     expect(readdirSync(workspace)).toEqual([]);
   }, 240_000);
 
+  it('the git tool runs git in its workspace under --sandbox: a repository made there is seen there', async () => {
+    const repo = join(scratch, 'repo');
+    mkdirSync(repo);
+    const git = [process.execPath, bundles.get(join(repoRoot, 'tests/fixtures/sandbox/git_tool.ts'))!];
+    const result = await runTwylt(['call', '--sandbox', '--json', '--input', '{"init": true}', '--', ...git], { cwd: repo });
+    expect(result.stderr).toBe('');
+    expect(JSON.parse(result.stdout)).toEqual({ is_repo: true, branch: 'main' });
+    expect(existsSync(join(repo, '.git', 'HEAD'))).toBe(true);
+  }, 120_000);
+
   for (const tool of TOOLS) {
     const name = tool.slice(repoRoot.length);
     it(`twylt check --sandbox passes on ${name} in its workspace`, async () => {
