@@ -241,7 +241,7 @@ describe('what the model is told when a call fails', () => {
     // The entry's time-out bounds the start-up describe too: long enough for a loaded machine.
     const { sleeper } = await twyltTools([{ command: SLEEPER, timeoutMs: 3000 }]);
     const error = await failureOf(sleeper!, { action: 'wait', seconds: 30 });
-    expect([error.kind, error.message]).toEqual(['timed_out', '"sleeper" timed out: it did not finish within 3000 ms and was stopped.']);
+    expect([error.kind, error.message]).toEqual(['timeout', '"sleeper" timed out: it did not finish within 3000 ms and was stopped.']);
   });
 
   it('an abort says the call was cancelled', async () => {
@@ -251,7 +251,7 @@ describe('what the model is told when a call fails', () => {
     setTimeout(() => controller.abort(), 200);
     const error = (await call.then(() => undefined, (thrown: unknown) => thrown)) as TwyltCallError;
     expect(error).toBeInstanceOf(TwyltCallError);
-    expect([error.kind, error.message]).toEqual(['aborted', '"sleeper" was cancelled before it finished.']);
+    expect([error.kind, error.message]).toEqual(['cancelled', '"sleeper" was cancelled before it finished.']);
   });
 
   it('too much output says how much was allowed', async () => {

@@ -32,7 +32,7 @@ describe('help and usage', () => {
       [['call', '--input', '[1]', '--', 'x'], /must be a JSON object/],
       [['call', '--input', '{}', '--input-file', 'f', '--', 'x'], /not both/],
       [['call', '--transport', 'carrier-pigeon', '--input', '{}', '--', 'x'], /--transport must be one of cli, stdin, file/],
-      [['call', '--timeout', 'soon', '--input', '{}', '--', 'x'], /--timeout takes a positive number/],
+      [['call', '--timeout', 'soon', '--input', '{}', '--', 'x'], /--timeout takes a whole number of milliseconds/],
       [['check', '--verbose', '--', 'x'], /Unknown option '--verbose'/],
     ];
     for (const [args, message] of cases) {

@@ -86,7 +86,7 @@ describe('the Kubernetes example', () => {
     const annotations = byKind.Ingress!.metadata.annotations;
     expect(annotations['nginx.ingress.kubernetes.io/upstream-hash-by']).toBe('$http_mcp_session_id');
     expect(annotations['nginx.ingress.kubernetes.io/proxy-buffering']).toBe('off');
-    expect(Number(annotations['nginx.ingress.kubernetes.io/proxy-read-timeout']) * 1000).toBeGreaterThan(plan.timeoutMs!);
+    expect(Number(annotations['nginx.ingress.kubernetes.io/proxy-read-timeout']) * 1000).toBeGreaterThan(plan.defaults.timeoutMs!);
     expect(annotations['nginx.ingress.kubernetes.io/proxy-body-size']).toBe('4m');
     expect(plan.http!.maxBodyBytes ?? 4 * 1024 * 1024).toBe(4 * 1024 * 1024);
   });

@@ -173,7 +173,7 @@ describe('browse mode over stdio', () => {
 
   it('refuses an unknown --catalog mode as a usage error', async () => {
     const result = await run([process.execPath, BRIDGE_CLI, '--catalog', 'all', '--', ...MEASURE]);
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(64);
     expect(result.stderr).toContain('--catalog takes "tools" or "browse", got "all"');
   });
 });
@@ -205,7 +205,7 @@ describe('browse mode over HTTP', () => {
     const failed = await browseCall(client, 'sleeper', { action: 'fail' });
     expect((failed.content as Array<{ text: string }>)[0]!.text).toBe('"sleeper" failed: RuntimeError: failed on request');
     // The call log names the TWYLT tool, not twylt_call.
-    await waitFor(() => bridge.events().some((event) => event.event === 'call' && event.tool === 'sleeper' && event.outcome === 'tool_error'), 'the log line of the failed call');
+    await waitFor(() => bridge.events().some((event) => event.event === 'call' && event.tool === 'sleeper' && event.outcome === 'failed'), 'the log line of the failed call');
   });
 
   it('keeps integers beyond 2^53 exact, on the wire', async () => {

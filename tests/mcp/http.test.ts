@@ -282,7 +282,7 @@ describe('the call log', () => {
       expect(calls()).toHaveLength(2);
       const [first, second] = calls();
       expect(first).toMatchObject({ tool: 'echo', outcome: 'ok', exitCode: 0 });
-      expect(second).toMatchObject({ tool: 'echo', outcome: 'invalid_arguments', exitCode: null, errorType: 'SchemaMismatchError' });
+      expect(second).toMatchObject({ tool: 'echo', outcome: 'invalid_input', exitCode: null, errorType: 'SchemaMismatchError' });
       for (const call of [first!, second!]) {
         expect(typeof call.durationMs).toBe('number');
         expect(typeof call.queuedMs).toBe('number');
@@ -313,7 +313,7 @@ describe('the call log', () => {
       expect((await client.callTool({ name: 'sleeper', arguments: { action: 'fail' } })).isError).toBe(true);
       expect(bridge.events().find((event) => event.event === 'call')).toMatchObject({
         tool: 'sleeper',
-        outcome: 'tool_error',
+        outcome: 'failed',
         exitCode: 5,
         errorType: 'execution_error',
         stage: 'biz',
@@ -353,7 +353,7 @@ describe('starting', () => {
     }
   });
 
-  it('refuses a short token, two tokens, HTTP options without --http, and a bad origin (exit 2)', async () => {
+  it('refuses a short token, two tokens, HTTP options without --http, and a bad origin (exit 64)', async () => {
     const file = join(dir, 'token2');
     writeFileSync(file, TOKEN);
     const cases: Array<[string[], Record<string, string>, string]> = [
@@ -362,11 +362,11 @@ describe('starting', () => {
       [['--token-file', file], {}, '--token-file needs --http [HOST:]PORT'],
       [['--http', '0', '--allow-origin', 'https://app.example.com/path'], {}, '--allow-origin: an origin is scheme, host and port only'],
       [['--http', 'nowhere'], {}, '--http: expected [HOST:]PORT'],
-      [['--max-concurrency', '0'], {}, '--max-concurrency needs a positive whole number'],
+      [['--max-concurrency', '0'], {}, '--max-concurrency takes a whole number of at least 1; got "0"'],
     ];
     for (const [args, env, message] of cases) {
       const result = await refusal([...args, ...tools(ECHO)], env);
-      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.code, args.join(' ')).toBe(64);
       expect(result.stderr).toContain(message);
     }
   });

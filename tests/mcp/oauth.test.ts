@@ -311,29 +311,29 @@ describe('the command line', () => {
     const tokenFile = join(dir, 'token');
     writeFileSync(tokenFile, 'a-token-of-at-least-16-chars');
     const fromFile = await bridgeRun(['--http', '127.0.0.1:0', '--auth-issuer', as.issuer, '--token-file', tokenFile, ...tools(SLEEPER)]);
-    expect(fromFile.code).toBe(2);
+    expect(fromFile.code).toBe(64);
     expect(fromFile.stderr).toContain('give either --token-file or --auth-issuer, not both');
     const fromEnv = await bridgeRun(['--http', '127.0.0.1:0', '--auth-issuer', as.issuer, ...tools(SLEEPER)], { TWYLT_MCP_TOKEN: 'a-token-of-at-least-16-chars' });
-    expect(fromEnv.code).toBe(2);
+    expect(fromEnv.code).toBe(64);
     expect(fromEnv.stderr).toContain('give either TWYLT_MCP_TOKEN or --auth-issuer, not both');
     expect(lineCount(join(dir, 'cli-starts.log'))).toBe(0);
   });
 
   it('an http issuer beyond loopback, --auth-* options without --auth-issuer, a half or unreadable introspection client: usage errors', async () => {
     const plain = await bridgeRun(['--http', '127.0.0.1:0', '--auth-issuer', 'http://sso.example.com/realms/acme', ...tools(SLEEPER)]);
-    expect(plain.code).toBe(2);
+    expect(plain.code).toBe(64);
     expect(plain.stderr).toContain('must be an https URL');
     const stray = await bridgeRun(['--http', '127.0.0.1:0', '--auth-scope', 'mcp', ...tools(SLEEPER)]);
-    expect(stray.code).toBe(2);
+    expect(stray.code).toBe(64);
     expect(stray.stderr).toContain('--auth-scope needs --auth-issuer URL');
     const half = await bridgeRun(['--http', '127.0.0.1:0', '--auth-issuer', as.issuer, '--auth-introspection', `${as.issuer}/token/introspection`, ...tools(SLEEPER)]);
-    expect(half.code).toBe(2);
+    expect(half.code).toBe(64);
     expect(half.stderr).toContain('--auth-introspection and --auth-client-file go together');
     const badClient = join(dir, 'bad-client.json');
     // The secret alone, not JSON: JSON.parse's own message would quote it.
     writeFileSync(badClient, 'a-secret-never-shown');
     const unreadable = await bridgeRun(['--http', '127.0.0.1:0', '--auth-issuer', as.issuer, '--auth-introspection', `${as.issuer}/token/introspection`, '--auth-client-file', badClient, ...tools(SLEEPER)]);
-    expect(unreadable.code).toBe(2);
+    expect(unreadable.code).toBe(64);
     expect(unreadable.stderr).toContain('must hold {"client_id": "...", "client_secret": "..."}');
     expect(unreadable.stderr).not.toContain('a-secret-never-shown');
   });

@@ -121,10 +121,10 @@ describe('refusing to start', () => {
     expect(broken.stderr).toContain('is not valid JSON');
   });
 
-  it('treats command-line mistakes as usage errors (exit 2)', async () => {
+  it('treats command-line mistakes as usage errors (exit 64, as twylt)', async () => {
     for (const args of [[], ['python3', 'tool.py'], ['--'], ['--timeout', '0', '--', 'x'], ['--frobnicate']]) {
       const result = await bridge(...args);
-      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.code, args.join(' ')).toBe(64);
       expect(result.stderr, args.join(' ')).toContain('Run "twylt-mcp --help" for usage.');
     }
   });

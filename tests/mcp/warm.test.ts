@@ -82,6 +82,6 @@ describe('twylt-mcp --warm', () => {
     const help = await run([process.execPath, BRIDGE_CLI, '--help']);
     for (const option of ['--warm N', '--max-warm N', '--warm-idle-ms MS']) expect(help.stdout).toContain(option);
     const wrong = await run([process.execPath, BRIDGE_CLI, '--warm', 'x', '--', 'true']);
-    expect([wrong.code, wrong.stderr.split('\n')[0]]).toEqual([2, 'twylt-mcp: --warm needs a whole number, got "x"']);
+    expect([wrong.code, wrong.stderr.split('\n')[0]]).toEqual([64, 'twylt-mcp: --warm takes a whole number; got "x"']);
   });
 });

@@ -212,7 +212,7 @@ describe('the cap and the idle time', () => {
   it('the total across tools holds: two tools of warm 3 under a cap of 4 start 4, and calls keep it', async () => {
     const dir = freshDir();
     const entry = (name: string): ToolEntry => ({ command: fixture('warm_probe'), env: { WARM_PROBE_DIR: dir }, name, warm: 3 });
-    const tools = await describeToolset([entry('a'), entry('b')], { maxWarm: 4 });
+    const tools = await describeToolset([entry('a'), entry('b')], { defaults: { maxWarm: 4 } });
     runners.push(...tools.map((tool) => tool.runner));
     const waiting = () => tools.reduce((sum, tool) => sum + tool.runner.warm!.size, 0);
     expect(waiting()).toBe(4);

@@ -14,7 +14,7 @@ import {
   showCommand,
   toEntry,
   type DescribedTool,
-  type RunnerDefaults,
+  type ToolDefaults,
   type SpecCache,
   type ToolEntryLike,
   type ToolRunner,
@@ -26,14 +26,13 @@ export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
 const RENAME_HINT = 'with "name" in its entry, e.g. { command: [...], name: "my_tool" }';
 
-export interface AgentToolsOptions extends RunnerDefaults {
+/** The options are also the defaults of every tool (time-outs, limits, warm processes), read by reference. */
+export interface AgentToolsOptions extends ToolDefaults {
   /**
    * Specs fetched before, shared across calls: pass one `new SpecCache()` to every call of a
    * server that builds a tool set per request, and each tool is described once.
    */
   describeOnce?: SpecCache;
-  /** Time-out of each describe (default: the call time-out). */
-  describeTimeoutMs?: number;
   /**
    * Leave out a tool that cannot be described (it fails or runs past its time-out) and hand
    * its problem here; the others are served, and the next call describes it again. Without
@@ -84,14 +83,9 @@ export async function describeForAgents(entries: readonly ToolEntryLike[], optio
 /** `checkNames` false: the caller picks the names (twyltTool). */
 export async function agentTools(entries: readonly ToolEntryLike[], options: AgentToolsOptions, checkNames: boolean): Promise<AgentTool[]> {
   const described = await describeToolset(entries.map(toEntry), {
-    timeoutMs: options.timeoutMs,
-    maxOutputBytes: options.maxOutputBytes,
+    defaults: options,
     cache: options.describeOnce,
-    describeTimeoutMs: options.describeTimeoutMs,
     onUndescribed: options.onUndescribed,
-    warm: options.warm,
-    maxWarm: options.maxWarm,
-    warmIdleMs: options.warmIdleMs,
     renameHint: RENAME_HINT,
     checkName: checkNames ? nameProblem : undefined,
   });

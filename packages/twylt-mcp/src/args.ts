@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { authServerUrl, parseListenAddress, resourceUrl } from 'twylt/server';
-import { splitArgv, UsageError } from 'twylt/toolset';
+import { TOOLSET_OPTIONS, formatOptions, parseCount, parseDuration, sandboxFromFlags, splitArgv, toolsetOptions, UsageError, type OptionSpec, type SandboxPolicy, type ToolDefaults } from 'twylt/toolset';
 
 /** How the tools are offered: one MCP tool per TWYLT tool, or browse mode's two (catalog.ts). */
 export type CatalogMode = 'tools' | 'browse';
@@ -19,8 +19,6 @@ export interface CliPlan {
   configs: string[];
   /** Folders scanned for tools at start (`--scan`), in the order given. */
   scans: string[];
-  /** Time-out of each start-up describe (and scan), apart from the call time-out. */
-  describeTimeoutMs?: number;
   /** The wait before a left-out tool is first described again (doubling, retry.ts). */
   describeRetryMs?: number;
   /** Refuse to start when one tool cannot be described (default: leave it out and say so). */
@@ -29,13 +27,10 @@ export interface CliPlan {
   commands: string[][];
   /** How the tools are offered: one MCP tool each, or browse mode's two. */
   catalog: CatalogMode;
-  /** Defaults for every tool that does not set its own. */
-  timeoutMs?: number;
-  maxOutputBytes?: number;
-  /** Warm processes per tool, of all tools together, and how long one may wait unused (ADR 0026). */
-  warm?: number;
-  maxWarm?: number;
-  warmIdleMs?: number;
+  /** Defaults for every tool that does not set its own: time-outs, limits, warm processes (ADR 0026). */
+  defaults: ToolDefaults;
+  /** The sandbox the --sandbox* flags ask for (docs/sandbox.md); undefined: none. */
+  sandbox?: SandboxPolicy;
   /** Tool processes at once, and calls that may wait for one (both modes). */
   maxConcurrency?: number;
   maxQueue?: number;
@@ -70,6 +65,50 @@ export interface AuthPlan {
   jwksCooldownMs?: number;
 }
 
+/** The bridge's own flags beside the toolset's (TOOLSET_OPTIONS), in help order. */
+const BRIDGE_OPTIONS = {
+  catalog: {
+    type: 'string',
+    value: 'MODE',
+    help: 'how the tools are offered: "tools", one MCP tool per tool (default), or "browse", two MCP tools for a large catalog: twylt_list (by category) and twylt_call',
+  },
+  'describe-retry-ms': {
+    type: 'string',
+    value: 'MS',
+    help: 'wait before a tool left out at start is described again (default 5000); each failed retry doubles it, up to 5 minutes',
+  },
+  'max-output-bytes': {
+    type: 'string',
+    value: 'N',
+    help: "default limit of a tool's stdout and of its stderr (default 4194304)",
+    defaults: (text, option) => ({ maxOutputBytes: parseCount(option, text, 1) }),
+  },
+  'warm-idle-ms': {
+    type: 'string',
+    value: 'MS',
+    help: 'retire a warm process unused for this long; the next call starts cold and warms the tool again (default 300000)',
+    defaults: (text, option) => ({ warmIdleMs: parseDuration(option, text) }),
+  },
+  'max-concurrency': {
+    type: 'string',
+    value: 'N',
+    help: 'tool processes at once; further calls wait (default: no limit over stdio, the number of CPUs over HTTP)',
+  },
+  'max-queue': {
+    type: 'string',
+    value: 'N',
+    help: 'calls that may wait for a slot; beyond, a call is refused with JSON-RPC error -32010 and not run (default 100)',
+  },
+  'max-message-bytes': {
+    type: 'string',
+    value: 'N',
+    help: 'stdio: largest JSON-RPC message read; a longer line is answered with error -32600 and skipped (default 10485760)',
+  },
+} as const satisfies Record<string, OptionSpec>;
+
+/** Every flag that sets the defaults of the tools. */
+const DEFAULTS_OPTIONS = { ...TOOLSET_OPTIONS, ...BRIDGE_OPTIONS };
+
 export const USAGE = `Usage: twylt-mcp [options] -- COMMAND [ARG...] [-- COMMAND [ARG...]]...
        twylt-mcp --config tools.json [options] [-- COMMAND [ARG...]]...
        twylt-mcp --scan DIR [options]
@@ -81,39 +120,7 @@ Tools from config files and from the command line are served together; two tools
 not share a name.
 
 Options:
-  --config FILE            tools from a JSON file: {"tools": [{"command": [...], "cwd"?,
-                           "env"?, "timeoutMs"?, "maxOutputBytes"?, "name"?,
-                           "transport"?, "category"?, "warm"?}]}; repeatable
-  --scan DIR               serve the ok tools found under DIR, as "twylt scan DIR" finds
-                           them: this RUNS CODE FROM DIR (each entry point describes
-                           itself); nothing is installed; repeatable
-  --catalog MODE           how the tools are offered: "tools", one MCP tool per tool
-                           (default), or "browse", two MCP tools for a large catalog:
-                           twylt_list (by category) and twylt_call
-  --timeout MS             default time-out of each call (default 30000)
-  --describe-timeout MS    time-out of each start-up describe (default: --timeout)
-  --describe-retry-ms MS   wait before a tool left out at start is described again
-                           (default 5000); each failed retry doubles it, up to 5 minutes
-  --strict                 refuse to start when a tool cannot be described (default:
-                           leave it out, say so on stderr, serve the others, describe
-                           it again in the background)
-  --max-output-bytes N     default limit of a tool's stdout and of its stderr
-                           (default 4194304)
-  --warm N                 start N processes of each tool ahead of its calls, waiting on
-                           stdin, so that a call skips the tool's start-up; a config
-                           entry's "warm" overrides it (default 0: none)
-  --max-warm N             warm processes of all tools together (default 8): each holds
-                           its tool's memory while it waits (30-60 MB for a Node.js or
-                           Python tool), so size it to the memory you can spare
-  --warm-idle-ms MS        retire a warm process unused for this long; the next call
-                           starts cold and warms the tool again (default 300000)
-  --max-concurrency N      tool processes at once; further calls wait (default: no limit
-                           over stdio, the number of CPUs over HTTP)
-  --max-queue N            calls that may wait for a slot; beyond, a call is refused with
-                           JSON-RPC error -32010 and not run (default 100)
-  --max-message-bytes N    stdio: largest JSON-RPC message read; a longer line is answered
-                           with error -32600 and skipped (default 10485760)
-  -h, --help               show this help
+${formatOptions({ ...TOOLSET_OPTIONS, ...BRIDGE_OPTIONS })}  -h, --help               show this help
   -V, --version            show the version
 
 HTTP mode:
@@ -170,20 +177,7 @@ export function parseCli(argv: readonly string[]): CliPlan {
       strict: true,
       allowPositionals: false,
       options: {
-        config: { type: 'string', multiple: true },
-        scan: { type: 'string', multiple: true },
-        catalog: { type: 'string' },
-        timeout: { type: 'string' },
-        'describe-timeout': { type: 'string' },
-        'describe-retry-ms': { type: 'string' },
-        strict: { type: 'boolean' },
-        'max-output-bytes': { type: 'string' },
-        'max-concurrency': { type: 'string' },
-        warm: { type: 'string' },
-        'max-warm': { type: 'string' },
-        'warm-idle-ms': { type: 'string' },
-        'max-queue': { type: 'string' },
-        'max-message-bytes': { type: 'string' },
+        ...DEFAULTS_OPTIONS,
         http: { type: 'string' },
         'token-file': { type: 'string' },
         'allow-origin': { type: 'string', multiple: true },
@@ -215,16 +209,12 @@ export function parseCli(argv: readonly string[]): CliPlan {
     strict: values.strict ?? false,
     commands: split.commands,
     catalog: catalogMode(values.catalog),
-    timeoutMs: positiveInteger('--timeout', values.timeout),
-    describeTimeoutMs: positiveInteger('--describe-timeout', values['describe-timeout']),
-    describeRetryMs: positiveInteger('--describe-retry-ms', values['describe-retry-ms']),
-    maxOutputBytes: positiveInteger('--max-output-bytes', values['max-output-bytes']),
-    maxConcurrency: positiveInteger('--max-concurrency', values['max-concurrency']),
-    warm: wholeNumber('--warm', values.warm),
-    maxWarm: wholeNumber('--max-warm', values['max-warm']),
-    warmIdleMs: positiveInteger('--warm-idle-ms', values['warm-idle-ms']),
-    maxQueue: wholeNumber('--max-queue', values['max-queue']),
-    maxMessageBytes: positiveInteger('--max-message-bytes', values['max-message-bytes']),
+    defaults: toolsetOptions(values, DEFAULTS_OPTIONS),
+    sandbox: sandboxFromFlags(values, process.cwd()),
+    describeRetryMs: duration('--describe-retry-ms', values['describe-retry-ms']),
+    maxConcurrency: count('--max-concurrency', values['max-concurrency'], 1),
+    maxQueue: count('--max-queue', values['max-queue']),
+    maxMessageBytes: count('--max-message-bytes', values['max-message-bytes'], 1),
   };
   if (values.http !== undefined) {
     if (plan.maxMessageBytes !== undefined) throw new UsageError('--max-message-bytes is for stdio; over HTTP, use --max-body-bytes');
@@ -239,8 +229,8 @@ export function parseCli(argv: readonly string[]): CliPlan {
       tokenFile: values['token-file'],
       allowOrigins: (values['allow-origin'] ?? []).map(origin),
       allowHosts: values['allow-host'] ?? [],
-      maxBodyBytes: positiveInteger('--max-body-bytes', values['max-body-bytes']),
-      graceMs: wholeNumber('--grace-ms', values['grace-ms']),
+      maxBodyBytes: count('--max-body-bytes', values['max-body-bytes'], 1),
+      graceMs: duration('--grace-ms', values['grace-ms'], 0),
       logInput: values['log-input'] ?? false,
     };
     if (values['auth-issuer'] !== undefined) {
@@ -255,7 +245,7 @@ export function parseCli(argv: readonly string[]): CliPlan {
         introspection: introspection === undefined ? undefined : checkedUrl('--auth-introspection', introspection, authServerUrl),
         clientFile,
         toolScopes: values['auth-tool-scopes'] ?? false,
-        jwksCooldownMs: wholeNumber('--auth-jwks-cooldown-ms', values['auth-jwks-cooldown-ms']),
+        jwksCooldownMs: duration('--auth-jwks-cooldown-ms', values['auth-jwks-cooldown-ms'], 0),
       };
       const scope = plan.http.auth.scopes.find((word) => !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(word));
       if (scope !== undefined) throw new UsageError(`--auth-scope: ${JSON.stringify(scope)} is not a scope (printable characters, no space, quote or backslash)`);
@@ -290,17 +280,14 @@ function catalogMode(text: string | undefined): CatalogMode {
   return mode;
 }
 
-function positiveInteger(option: string, text: string | undefined): number | undefined {
-  return wholeNumber(option, text, 1);
+/** An optional flag's milliseconds, by the one rule of every command (parseDuration). */
+function duration(option: string, text: string | undefined, min?: number): number | undefined {
+  return text === undefined ? undefined : parseDuration(option, text, min);
 }
 
-function wholeNumber(option: string, text: string | undefined, min = 0): number | undefined {
-  if (text === undefined) return undefined;
-  const value = Number(text);
-  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < min) {
-    throw new UsageError(`${option} needs a ${min > 0 ? 'positive ' : ''}whole number, got ${JSON.stringify(text)}`);
-  }
-  return value;
+/** An optional flag's whole number (parseCount). */
+function count(option: string, text: string | undefined, min?: number): number | undefined {
+  return text === undefined ? undefined : parseCount(option, text, min);
 }
 
 /**

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-/** The `twylt-mcp` command. Exit codes: 1 when the bridge cannot start, 2 for a usage error. */
+/** The `twylt-mcp` command. Exit codes: 1 when the bridge cannot start, 64 (USAGE_EXIT, as `twylt`) for a usage error. */
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { commandLineArguments, DEFAULT_TIMEOUT_MS, UsageError } from 'twylt/toolset';
+import { commandLineArguments, DEFAULT_TIMEOUT_MS, USAGE_EXIT, UsageError } from 'twylt/toolset';
 import { parseCli, USAGE, type AuthPlan, type CliPlan } from './args.js';
 import type { HttpOAuthOptions } from './http.js';
 import { stderrLog } from './log.js';
@@ -14,7 +14,7 @@ async function main(argv: readonly string[]): Promise<void> {
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     stderrLog(`${error.message}\nRun "twylt-mcp --help" for usage.`);
-    process.exitCode = 2;
+    process.exitCode = USAGE_EXIT;
     return;
   }
   if (plan.help) {
@@ -28,7 +28,7 @@ async function main(argv: readonly string[]): Promise<void> {
   }
 
   // Loaded only now: help and usage errors need neither the MCP SDK nor Zod.
-  const [{ ConfigError, collectEntries, CallLimiter, scanForServing }, { StartupError }] = await Promise.all([import('twylt/toolset'), import('./tools.js')]);
+  const [{ ConfigError, collectEntries, CallLimiter, sandboxForEntries, scanForServing }, { StartupError }] = await Promise.all([import('twylt/toolset'), import('./tools.js')]);
   let token: string | undefined;
   let oauth: HttpOAuthOptions | undefined;
   try {
@@ -36,35 +36,54 @@ async function main(argv: readonly string[]): Promise<void> {
     else if (plan.http) token = await readToken(plan.http.tokenFile);
   } catch (error) {
     stderrLog(`${(error as Error).message}\nRun "twylt-mcp --help" for usage.`);
-    process.exitCode = 2;
+    process.exitCode = USAGE_EXIT;
     return;
   }
-  const defaults = { timeoutMs: plan.timeoutMs, maxOutputBytes: plan.maxOutputBytes, describeTimeoutMs: plan.describeTimeoutMs, describeRetryMs: plan.describeRetryMs, strict: plan.strict, catalog: plan.catalog, warm: plan.warm, maxWarm: plan.maxWarm, warmIdleMs: plan.warmIdleMs };
   try {
+    const listed = await collectEntries(plan.configs, plan.commands);
+    // Ready before any tool starts (the scan's describes included), or a refusal to start.
+    const sandbox = await sandboxForEntries(plan.sandbox, listed);
+    // One defaults object for every tool, handed on by reference.
+    const defaults = sandbox ? { ...plan.defaults, sandbox } : plan.defaults;
+    const shared = { defaults, describeRetryMs: plan.describeRetryMs, strict: plan.strict, catalog: plan.catalog };
     const scanned = await scanForServing(
       plan.scans,
-      { timeoutMs: plan.describeTimeoutMs ?? plan.timeoutMs ?? DEFAULT_TIMEOUT_MS, jobs: availableParallelism() },
+      { timeoutMs: defaults.describeTimeoutMs ?? defaults.timeoutMs ?? DEFAULT_TIMEOUT_MS, jobs: availableParallelism(), sandbox },
       (line) => stderrLog(`--scan: ${line}`),
     );
-    const configs = [...(await collectEntries(plan.configs, plan.commands)), ...scanned];
+    const configs = [...listed, ...scanned];
+    if (plan.http && !sandbox && !isLoopbackHost(plan.http.host)) {
+      stderrLog(`warning: serving tools over HTTP to callers beyond this machine (${plan.http.host}) without --sandbox: each runs with this user's files, network and rights (docs/sandbox.md)`);
+    }
     if (plan.http) {
       const { serveHttp } = await import('./http.js');
       const { http } = plan;
-      const bridge = await serveHttp(configs, { ...defaults, ...http, token, oauth, maxConcurrency: plan.maxConcurrency, maxQueue: plan.maxQueue });
+      const bridge = await serveHttp(configs, { ...shared, ...http, token, oauth, maxConcurrency: plan.maxConcurrency, maxQueue: plan.maxQueue });
       onSignal(() => bridge.close(http.graceMs), () => bridge.close(0));
       stderrLog(`listening on ${bridge.url}`);
       return;
     }
     const [{ serveStdio }, { DEFAULT_MAX_QUEUE }] = await Promise.all([import('./stdio.js'), import('./server.js')]);
     const limiter = plan.maxConcurrency === undefined ? undefined : new CallLimiter({ maxConcurrent: plan.maxConcurrency, maxQueue: plan.maxQueue ?? DEFAULT_MAX_QUEUE });
-    const server = await serveStdio(configs, { ...defaults, limiter, maxMessageBytes: plan.maxMessageBytes });
+    const server = await serveStdio(configs, { ...shared, limiter, maxMessageBytes: plan.maxMessageBytes });
     // Closing kills the tool processes of calls still running.
     onSignal(() => server.close());
   } catch (error) {
+    if ((error as Error)?.name === 'SandboxUnavailableError') {
+      stderrLog(`cannot start: ${(error as Error).message}`);
+      process.exitCode = 1;
+      return;
+    }
     if (!(error instanceof ConfigError || error instanceof StartupError)) throw error;
     stderrLog(`cannot start:\n${error.message}`);
     process.exitCode = 1;
   }
+}
+
+/** 127.0.0.0/8, ::1 and localhost: callers on this machine only. */
+function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127\.\d+\.\d+\.\d+$/.test(bare);
 }
 
 /**

@@ -139,6 +139,8 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
   const events = options.events ?? stderrEventLog;
   const log = options.log ?? stderrLog;
   const leftOut: ToolEntry[] = [];
+  // One defaults object for the tools served now and those described again later.
+  options = { ...options, defaults: options.defaults ?? {} };
   // A tool left out joins when described again: each request builds its server from `served.current`.
   const served = new ServedTools(await describeTools(entries, { ...options, log, onLeftOut: (entry) => leftOut.push(entry) }));
   const limiter = new CallLimiter({ maxConcurrent: options.maxConcurrency ?? availableParallelism(), maxQueue: options.maxQueue ?? DEFAULT_MAX_QUEUE });

@@ -1,27 +1,13 @@
 /** What became of one tools/call, in the terms a log line or a metric needs. */
-import {
-  AbortError,
-  InvalidOutputError,
-  OutputTooLargeError,
-  SchemaMismatchError,
-  TimeoutError,
-  ToolCrashError,
-  ToolError,
-  UnexpectedExitError,
-} from 'twylt/client';
-import { QueueFullError } from 'twylt/toolset';
+import { InvalidOutputError, SchemaMismatchError, ToolCrashError, ToolError, UnexpectedExitError } from 'twylt/client';
+import { failureKind, type FailureKind } from 'twylt/toolset';
 
 /**
- * - `ok`: exit 0 and an output that matches the outputSchema
- * - `tool_error`: the tool failed by the protocol (exit 2 to 6)
- * - `invalid_arguments`: the arguments broke the inputSchema; the tool was not run
- * - `bad_output`: exit 0, but the output is not JSON or breaks the outputSchema, or the tool wrote too much and was killed
- * - `timeout`, `cancelled`: the tool was killed by the bridge
- * - `crashed`: a signal the bridge did not send, or an exit code outside the protocol
- * - `busy`: every slot busy and the queue full; the tool was not run
- * - `not_run`: the tool could not be started, or the call was refused before it
+ * `ok`, or the kind of failure (FailureKind of twylt/toolset: `invalid_input`, `failed`,
+ * `denied`, `timeout`, `cancelled`, `limit_exceeded`, `busy`, `broken`), the vocabulary a
+ * model's message and a metric's `error.type` share.
  */
-export type CallOutcome = 'ok' | 'tool_error' | 'invalid_arguments' | 'bad_output' | 'timeout' | 'cancelled' | 'crashed' | 'busy' | 'not_run';
+export type CallOutcome = 'ok' | FailureKind;
 
 /** One finished tools/call. */
 export interface CallRecord {
@@ -50,23 +36,14 @@ type Failure = Pick<CallRecord, 'outcome' | 'exitCode' | 'signal' | 'errorType' 
 
 /** How a call that failed with `error` ended. */
 export function outcomeOf(error: unknown): Failure {
+  const outcome = failureKind(error);
   const errorType = error instanceof Error ? error.name : typeof error;
   if (error instanceof ToolError) {
-    return { outcome: 'tool_error', exitCode: error.exitCode, errorType: error.error?.type ?? errorType, stage: error.error?.stage ?? error.stage };
+    return { outcome, exitCode: error.exitCode, errorType: error.error?.type ?? errorType, stage: error.error?.stage ?? error.stage };
   }
-  return { ...kindOf(error), errorType };
-}
-
-function kindOf(error: unknown): Pick<CallRecord, 'outcome' | 'exitCode' | 'signal'> {
-  if (error instanceof SchemaMismatchError) {
-    return error.side === 'input' ? { outcome: 'invalid_arguments', exitCode: null } : { outcome: 'bad_output', exitCode: 0 };
-  }
-  if (error instanceof InvalidOutputError) return { outcome: 'bad_output', exitCode: 0 };
-  if (error instanceof OutputTooLargeError) return { outcome: 'bad_output', exitCode: null };
-  if (error instanceof TimeoutError) return { outcome: 'timeout', exitCode: null };
-  if (error instanceof AbortError) return { outcome: 'cancelled', exitCode: null };
-  if (error instanceof ToolCrashError) return { outcome: 'crashed', exitCode: null, signal: error.signal };
-  if (error instanceof UnexpectedExitError) return { outcome: 'crashed', exitCode: error.exitCode };
-  if (error instanceof QueueFullError) return { outcome: 'busy', exitCode: null };
-  return { outcome: 'not_run', exitCode: null };
+  if (error instanceof UnexpectedExitError) return { outcome, exitCode: error.exitCode, errorType };
+  if (error instanceof ToolCrashError) return { outcome, exitCode: null, signal: error.signal, errorType };
+  // Exit 0, but what it wrote cannot be served.
+  const exitedZero = error instanceof InvalidOutputError || (error instanceof SchemaMismatchError && error.side === 'output');
+  return { outcome, exitCode: exitedZero ? 0 : null, errorType };
 }

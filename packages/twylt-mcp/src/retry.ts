@@ -78,7 +78,7 @@ export function retryLeftOut(leftOut: readonly ToolEntry[], served: ServedTools,
     const command = showCommand(entry.command);
     let tool: BridgeTool;
     try {
-      const { name, spec, runner } = await describeEntry(entry, { ...options, signal: controller.signal });
+      const { name, spec, runner } = await describeEntry(entry, { defaults: options.defaults, signal: controller.signal });
       if (controller.signal.aborted) return;
       tool = bridgeTool(name, spec, runner, log);
     } catch (error) {

@@ -101,7 +101,7 @@ export function createServer(tools: readonly BridgeTool[] | (() => readonly Brid
     };
     const tool = served().byName.get(name);
     if (!tool) {
-      record({ outcome: 'not_run', exitCode: null, errorType: 'UnknownTool' });
+      record({ outcome: 'invalid_input', exitCode: null, errorType: 'UnknownTool' });
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     }
     const run = () => {
@@ -133,7 +133,7 @@ export function createServer(tools: readonly BridgeTool[] | (() => readonly Brid
     if (name !== CALL_TOOL) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}; this server offers ${LIST_TOOL} and ${CALL_TOOL}`);
     const call = readBrowseCall(args, served().byName);
     if ('refused' in call) {
-      onCall?.({ tool: typeof args.name === 'string' ? args.name : CALL_TOOL, outcome: 'not_run', exitCode: null, errorType: 'InvalidBrowseCall', durationMs: performance.now() - arrived, queuedMs: 0, input: args });
+      onCall?.({ tool: typeof args.name === 'string' ? args.name : CALL_TOOL, outcome: 'invalid_input', exitCode: null, errorType: 'InvalidBrowseCall', durationMs: performance.now() - arrived, queuedMs: 0, input: args });
       return call.refused;
     }
     return callTool(call.name, call.arguments, extra, arrived);

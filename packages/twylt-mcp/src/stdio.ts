@@ -24,6 +24,8 @@ export interface StdioOptions extends RetryOptions, ExactStdioOptions {
 export async function serveStdio(configs: readonly ToolEntry[], options: StdioOptions = {}): Promise<Server> {
   const log = options.log ?? stderrLog;
   const leftOut: ToolEntry[] = [];
+  // One defaults object for the tools served now and those described again later.
+  options = { ...options, defaults: options.defaults ?? {} };
   const tools = await describeTools(configs, { ...options, log, onLeftOut: (entry) => leftOut.push(entry) });
   const served = new ServedTools(tools);
   const server = createServer(() => served.current, { log, limiter: options.limiter, catalog: options.catalog });

@@ -8,7 +8,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { validateToolName } from '@modelcontextprotocol/sdk/shared/toolNameValidation.js';
 import type { ToolSpec } from 'twylt/client';
-import { ToolsetError, describeToolset, showCommand, type RunnerDefaults, type ToolEntry, type ToolRunner } from 'twylt/toolset';
+import { ToolsetError, describeToolset, showCommand, type ToolDefaults, type ToolEntry, type ToolRunner } from 'twylt/toolset';
 import type { Log } from './log.js';
 
 /** One served tool: its MCP definition and the means to run it. */
@@ -20,17 +20,20 @@ export interface BridgeTool {
 
 /** The bridge cannot start; the message names every tool at fault, one per line. */
 export class StartupError extends Error {
-  constructor(message: string) {
-    super(message);
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
     this.name = 'StartupError';
   }
 }
 
-export interface DescribeOptions extends RunnerDefaults {
+export interface DescribeOptions {
+  /**
+   * Time-outs, limits and warm processes of every tool that sets none of its own; handed on
+   * by reference (the tools described again later get the same object, and so one warm cap).
+   */
+  defaults?: ToolDefaults;
   /** Where warnings go (names MCP advises against, output schemas MCP cannot carry). */
   log?: Log;
-  /** Time-out of each start-up describe (default: the call time-out). */
-  describeTimeoutMs?: number;
   /** Refuse to start when a tool cannot be described; by default it is left out and logged. */
   strict?: boolean;
   /** Told of each tool left out because it could not be described, to describe it again later. */
@@ -50,9 +53,9 @@ export async function describeTools(entries: readonly ToolEntry[], options: Desc
           log(`left out${onLeftOut ? ', described again in the background' : ''}: ${problem}`);
           onLeftOut?.(entry);
         };
-    described = await describeToolset(entries, { ...options, onUndescribed });
+    described = await describeToolset(entries, { defaults: options.defaults, onUndescribed });
   } catch (error) {
-    if (error instanceof ToolsetError) throw new StartupError(error.message);
+    if (error instanceof ToolsetError) throw new StartupError(error.message, { cause: error });
     throw error;
   }
   const problems: string[] = [];

@@ -1,6 +1,7 @@
 /** What a subcommand is, the I/O it gets, and the exit codes of the `twylt` command itself. */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { cutAtSeparator, UsageError } from '../toolset/args.js';
+import { USAGE_EXIT } from '../toolset/options.js';
 
 export { UsageError };
 
@@ -27,8 +28,8 @@ export const CLI_EXIT = {
   ok: 0,
   /** A check failed, or the tool could not be run or misbehaved (time-out, crash, non-JSON output). */
   failed: 1,
-  /** Wrong usage of `twylt` (EX_USAGE); chosen so as not to collide with the tool's codes 2 to 6. */
-  usage: 64,
+  /** Wrong usage of `twylt` (EX_USAGE, as every TWYLT command); not to collide with the tool's codes 2 to 6. */
+  usage: USAGE_EXIT,
 } as const;
 
 /** node:util parseArgs, strict, with its errors turned into usage errors. */

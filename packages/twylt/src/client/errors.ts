@@ -93,20 +93,26 @@ export class TimeoutError extends TwyltClientError {
   }
 }
 
-/** The tool ran into a limit of its sandbox (memory, processes, CPU time) and was stopped. */
-export class ResourceLimitError extends TwyltClientError {
-  readonly limit: 'memory' | 'processes' | 'cpu_time';
-
-  constructor(command: readonly string[], limit: 'memory' | 'processes' | 'cpu_time', output: ProcessOutput) {
-    super(`tool ran into its sandbox's ${limit.replace('_', ' ')} limit and was stopped`, command, output);
-    this.limit = limit;
-  }
-}
-
 /** The caller's AbortSignal fired; the tool's whole process group was killed. */
 export class AbortError extends TwyltClientError {
   constructor(command: readonly string[], reason: unknown, output: ProcessOutput) {
     super('call was aborted', command, output, { cause: reason });
+  }
+}
+
+/** The resources a sandbox bounds for a tool's process tree. */
+export type ResourceLimit = 'memory' | 'processes' | 'cpu_time';
+
+/** Each ResourceLimit as a message names it. */
+export const RESOURCE_LIMIT_NAMES: Readonly<Record<ResourceLimit, string>> = { memory: 'memory', processes: 'number of processes', cpu_time: 'CPU time' };
+
+/** The tool reached a resource limit of its sandbox and was stopped; its process group is gone. */
+export class ResourceLimitError extends TwyltClientError {
+  readonly limit: ResourceLimit;
+
+  constructor(command: readonly string[], limit: ResourceLimit, output: Partial<ProcessOutput> = {}, options?: ErrorOptions) {
+    super(`tool reached its sandbox's limit of ${RESOURCE_LIMIT_NAMES[limit]} and was stopped`, command, output, options);
+    this.limit = limit;
   }
 }
 

@@ -17,15 +17,16 @@ export {
   AbortError,
   InvalidOutputError,
   OutputTooLargeError,
+  RESOURCE_LIMIT_NAMES,
+  ResourceLimitError,
   SchemaMismatchError,
   SpawnError,
   TimeoutError,
-  ResourceLimitError,
   ToolCrashError,
   ToolError,
   TwyltClientError,
   UnexpectedExitError,
 } from './errors.js';
-export type { ProcessOutput, SchemaIssue } from './errors.js';
+export type { ProcessOutput, ResourceLimit, SchemaIssue } from './errors.js';
 export { TRANSPORTS } from './types.js';
 export type { DescribeResult, DescribeResults, FewShot, JsonSchema, Requirements, SchemaPair, ToolSpec, Transport } from './types.js';

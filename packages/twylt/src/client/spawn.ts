@@ -10,6 +10,7 @@ import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'n
 import { constants as osConstants } from 'node:os';
 import type { Writable } from 'node:stream';
 import { evalCommand } from '../protocol/runtime.js';
+import type { ResourceLimit } from './errors.js';
 import { keeperMain } from './keeper.js';
 
 export interface SpawnToolOptions {
@@ -30,7 +31,7 @@ export interface SpawnSandbox {
 }
 
 /** A limit of the sandbox that ended a call. */
-export type SandboxLimit = 'memory' | 'processes' | 'cpu_time';
+export type SandboxLimit = ResourceLimit;
 
 export interface SandboxedProcess {
   /** What runs instead: the launcher, its options, then the tool's argv. */

@@ -7,8 +7,8 @@ import type { ToolSpec } from '../client/types.js';
 import { isRecord } from '../protocol/record.js';
 import { fingerprint } from './catalog/fingerprint.js';
 import { showCommand, type ToolEntry } from './entry.js';
-import { createRunner, type RunnerDefaults, type ToolRunner } from './runner.js';
-import { WarmCap } from './warm.js';
+import type { ToolDefaults } from './policy.js';
+import { createRunner, type ToolRunner } from './runner.js';
 
 /** One tool of a described set. */
 export interface DescribedTool {
@@ -29,7 +29,12 @@ export class ToolsetError extends Error {
   }
 }
 
-export interface DescribeToolsetOptions extends RunnerDefaults {
+export interface DescribeToolsetOptions {
+  /**
+   * The consumer's defaults for every tool, handed on by reference: the same object for a
+   * set and for each tool described again later, so that they share one warm cap.
+   */
+  defaults?: ToolDefaults;
   /**
    * The consumer's rule for names: a reason why `name` cannot be served, or undefined.
    * The message then says how to give the tool another name.
@@ -41,8 +46,6 @@ export interface DescribeToolsetOptions extends RunnerDefaults {
   renameHint?: string;
   /** Stops the describes still running, killing their tools (not with `cache`, whose fetches are shared). */
   signal?: AbortSignal;
-  /** Time-out of a describe for entries without their own `describeTimeoutMs` (default: the call time-out). */
-  describeTimeoutMs?: number;
   /**
    * Serve the rest when a tool cannot be described (it fails, or runs past its time-out):
    * such a tool is left out and its problem handed here, to be reported. Without it, any
@@ -56,8 +59,9 @@ export class UndescribedError extends Error {
   constructor(
     message: string,
     readonly entry: ToolEntry,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     this.name = 'UndescribedError';
   }
 }
@@ -70,8 +74,8 @@ export class UndescribedError extends Error {
 export async function describeToolset(entries: readonly ToolEntry[], options: DescribeToolsetOptions = {}): Promise<DescribedTool[]> {
   if (entries.length === 0) throw new ToolsetError(['no tools given']);
   const rename = options.renameHint ?? 'with "name" in a config file';
-  // One total of warm processes for the whole set.
-  options = { ...options, warmCap: options.warmCap ?? new WarmCap(options.maxWarm) };
+  // One defaults object for the whole set, whatever the caller gave: one total of warm processes.
+  if (!options.defaults) options = { ...options, defaults: {} };
   const settled = await Promise.allSettled(entries.map((entry) => describeOne(entry, options, rename)));
   const problems: string[] = [];
   const skipped: UndescribedError[] = [];
@@ -107,7 +111,7 @@ async function describeOne(entry: ToolEntry, options: DescribeToolsetOptions, re
   try {
     spec = (await cachedSpec(entry)) ?? (await fetchSpec(entry, options));
   } catch (error) {
-    throw new UndescribedError(`cannot describe ${label}: ${(error as Error).message}`, entry);
+    throw new UndescribedError(`cannot describe ${label}: ${(error as Error).message}`, entry, { cause: error });
   }
   if (!isRecord(spec) || !isRecord(spec.inputSchema) || !isRecord(spec.outputSchema)) {
     throw new Error(`cannot serve ${label}: its json_spec lacks an inputSchema or outputSchema object`);
@@ -116,17 +120,12 @@ async function describeOne(entry: ToolEntry, options: DescribeToolsetOptions, re
   if (typeof name !== 'string' || name === '') throw new Error(`cannot serve ${label}: it publishes no name; give it one ${rename}`);
   const wrong = options.checkName?.(name);
   if (wrong) throw new Error(`cannot serve "${name}" (${showCommand(entry.command)}): ${wrong}; give it another name ${rename}`);
-  return { name, spec, runner: createRunner(entry, options, spec) };
+  return { name, spec, runner: createRunner(entry, options.defaults, spec) };
 }
 
+/** The describe runs under the entry's policy: its describe time-out, its environment. */
 function fetchSpec(entry: ToolEntry, options: DescribeToolsetOptions): Promise<ToolSpec> {
-  const timeoutMs = describeTimeout(entry, options);
-  return options.cache ? options.cache.spec(entry, options) : createRunner(entry, options).spec({ signal: options.signal, timeoutMs });
-}
-
-/** The time-out of one describe: its own, the set's, else the call time-out. */
-function describeTimeout(entry: ToolEntry, options: { describeTimeoutMs?: number }): number | undefined {
-  return entry.describeTimeoutMs ?? options.describeTimeoutMs;
+  return options.cache ? options.cache.spec(entry, options.defaults) : createRunner(entry, options.defaults).spec({ signal: options.signal });
 }
 
 /** The spec a scan recorded, while the files and command it was recorded for are unchanged. */
@@ -155,11 +154,11 @@ function duplicateNames(tools: readonly DescribedTool[], rename: string): string
 export class SpecCache {
   readonly #specs = new Map<string, Promise<ToolSpec>>();
 
-  spec(entry: ToolEntry, defaults: RunnerDefaults & { describeTimeoutMs?: number } = {}): Promise<ToolSpec> {
+  spec(entry: ToolEntry, defaults: ToolDefaults = {}): Promise<ToolSpec> {
     const key = JSON.stringify([entry.command, entry.cwd ?? null, entry.env ?? null]);
     let pending = this.#specs.get(key);
     if (!pending) {
-      pending = createRunner(entry, defaults).spec({ timeoutMs: describeTimeout(entry, defaults) });
+      pending = createRunner(entry, defaults).spec();
       this.#specs.set(key, pending);
       pending.catch(() => this.#specs.delete(key));
     }

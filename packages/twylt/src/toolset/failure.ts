@@ -4,23 +4,44 @@
  * every consumer that hands a failure to a model (twylt-mcp's isError results, twylt-ai's
  * tool errors), so a model reads the same words whichever way it reached the tool.
  */
-import { AbortError, OutputTooLargeError, SchemaMismatchError, SpawnError, TimeoutError, ToolCrashError, ToolError, TwyltClientError, type SchemaIssue } from '../client/index.js';
+import {
+  AbortError,
+  OutputTooLargeError,
+  RESOURCE_LIMIT_NAMES,
+  ResourceLimitError,
+  SchemaMismatchError,
+  SpawnError,
+  TimeoutError,
+  ToolCrashError,
+  ToolError,
+  TwyltClientError,
+  type SchemaIssue,
+} from '../client/index.js';
 import { firstLine } from '../client/errors.js';
+import { QueueFullError } from './limiter.js';
 import { isInputFault } from '../protocol/errors.js';
 import type { Issue } from '../protocol/issues.js';
 
 /**
- * What kind of failure it was:
+ * What kind of failure it was: the one vocabulary of every consumer (a model's message, the
+ * bridge's log line, metrics' `error.type`; ADR 0031):
  * - `invalid_input`: the arguments break the tool's inputSchema or its own checks, or hold
  *   what its runtime cannot read (INPUT_FAULTS: an integer beyond 2^53, say); a corrected
  *   call can succeed.
  * - `failed`: the tool ran and reported a failure of its own (exit 5).
  * - `denied`: the tool's guardrails refused the call (exit 6).
- * - `timed_out`, `aborted`: the call was stopped; the tool's process tree was killed.
+ * - `timeout`: the call ran past its time-out; the tool's process tree was killed.
+ * - `cancelled`: the caller stopped the call; the tool's process tree was killed.
+ * - `limit_exceeded`: the tool reached a resource limit of its sandbox (memory, processes,
+ *   CPU time) and was stopped.
+ * - `busy`: the consumer ran no tool for the call: every slot busy and its queue full.
  * - `broken`: the tool could not be started, crashed, or broke the TWYLT protocol or its
  *   own outputSchema; not a fault of the arguments.
  */
-export type FailureKind = 'invalid_input' | 'failed' | 'denied' | 'timed_out' | 'aborted' | 'broken';
+export type FailureKind = 'invalid_input' | 'failed' | 'denied' | 'timeout' | 'cancelled' | 'limit_exceeded' | 'busy' | 'broken';
+
+/** Every FailureKind, in the order above. */
+export const FAILURE_KINDS: readonly FailureKind[] = ['invalid_input', 'failed', 'denied', 'timeout', 'cancelled', 'limit_exceeded', 'busy', 'broken'];
 
 /** A failure as a model should read it. */
 export interface CallFailure {
@@ -44,21 +65,39 @@ export function invalidArguments(toolName: string, issues: readonly SchemaIssue[
   };
 }
 
+/**
+ * The kind of any failure of a call: the client's typed errors; an error that wraps one (a
+ * describe that failed, a framework's tool error) has the kind of its `cause`.
+ */
+export function failureKind(error: unknown): FailureKind {
+  return describeFailure('', error).kind;
+}
+
 /** Any failure of a call (the client's typed errors, or anything else thrown), for a model. */
-export function describeFailure(toolName: string, error: unknown): CallFailure {
+export function describeFailure(toolName: string, thrown: unknown): CallFailure {
   const tool = `"${toolName}"`;
+  const error = typedFailure(thrown);
   if (error instanceof SchemaMismatchError) {
     if (error.side === 'input') return invalidArguments(toolName, error.issues);
     return broken(`${tool} returned output that does not match its published outputSchema:\n${issueLines(error.issues)}`);
   }
   if (error instanceof ToolError) return toolFailure(tool, error);
-  if (error instanceof TimeoutError) return { kind: 'timed_out', message: `${tool} timed out: it did not finish within ${error.timeoutMs} ms and was stopped.` };
-  if (error instanceof AbortError) return { kind: 'aborted', message: `${tool} was cancelled before it finished.` };
+  if (error instanceof TimeoutError) return { kind: 'timeout', message: `${tool} timed out: it did not finish within ${error.timeoutMs} ms and was stopped.` };
+  if (error instanceof AbortError) return { kind: 'cancelled', message: `${tool} was cancelled before it finished.` };
+  if (error instanceof ResourceLimitError) {
+    return {
+      kind: 'limit_exceeded',
+      message: `${tool} was stopped: it reached the limit of ${RESOURCE_LIMIT_NAMES[error.limit]} its sandbox allows. The same call would fail again; a smaller input may succeed.`,
+    };
+  }
+  if (error instanceof QueueFullError) return { kind: 'busy', message: `${tool} was not run: too many calls are running or waiting. Try again later.` };
   if (error instanceof OutputTooLargeError) return broken(`${tool} wrote more than ${error.limit} bytes to its ${error.stream}${error.stream === 'output.json' ? ', which was not read' : ' and was stopped'}.`);
   if (error instanceof SpawnError) return broken(`${tool} could not be started: ${error.message}`);
   if (error instanceof ToolCrashError) return broken(`${tool} crashed: it was killed by ${error.signal}.${stderrExcerpt(error.stderr)}`);
   // An exit code outside the protocol, stdout that is not JSON.
   if (error instanceof TwyltClientError) return broken(`${tool} broke the TWYLT protocol: ${error.message}${stderrExcerpt(error.stderr)}`);
+  // An AbortSignal's own reason, as a call waiting for a slot is rejected with.
+  if (error instanceof Error && error.name === 'AbortError') return { kind: 'cancelled', message: `${tool} was cancelled before it started.` };
   return broken(`${tool} could not be run: ${error instanceof Error ? error.message : String(error)}`);
 }
 
@@ -94,6 +133,22 @@ function toolFailure(tool: string, error: ToolError): CallFailure {
       // 4 otherwise: the tool could not read the call, which a well-formed call never causes.
       return broken(`${tool} broke the TWYLT protocol: it could not read its input (exit ${error.exitCode}): ${said}`);
   }
+}
+
+/** How many wrappers deep a typed failure is looked for (a cycle of causes ends there). */
+const MAX_CAUSE_DEPTH = 8;
+
+/**
+ * The error, or the first of its causes that is a typed failure: a wrapper (a describe that
+ * failed, a framework's tool error) says no more than what it wraps.
+ */
+function typedFailure(error: unknown): unknown {
+  let at = error;
+  for (let depth = 0; depth < MAX_CAUSE_DEPTH && at instanceof Error; depth++) {
+    if (at instanceof TwyltClientError || at instanceof QueueFullError) return at;
+    at = at.cause;
+  }
+  return error;
 }
 
 function broken(message: string): CallFailure {

@@ -10,9 +10,11 @@ export { toEntry, showCommand, type ToolEntry, type ToolEntryLike } from './entr
 export { DEFAULT_CATEGORY, categoryCounts, categoryOf, inCategory } from './category.js';
 export { CONFIG_SCHEMA, ConfigError, collectEntries, parseConfig, readConfig } from './config.js';
 export { SEPARATOR, UsageError, cutAtSeparator, splitArgv, splitCommands } from './args.js';
+export { MAX_DURATION_MS, TOOLSET_OPTIONS, USAGE_EXIT, formatOptions, parseCount, parseDuration, toolsetOptions, type OptionSpec, type OptionValues } from './options.js';
 export { commandLineArguments } from '../protocol/runtime.js';
 export { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from '../client/process.js';
 export { createRunner } from './runner.js';
+export { CONSUMER_ENV_PREFIX, resolvePolicy, warmCapOf, type ToolDefaults, type ToolPolicy } from './policy.js';
 export { DEFAULT_MAX_WARM, DEFAULT_WARM_IDLE_MS, WarmCap, WarmPool, type WarmPoolOptions } from './warm.js';
 export type { RunnerCallOptions, RunnerDefaults, ToolRunner } from './runner.js';
 export { SpecCache, ToolsetError, UndescribedError, describeEntry, describeToolset } from './describe.js';
@@ -20,10 +22,11 @@ export type { DescribeToolsetOptions, DescribedTool } from './describe.js';
 export { CallLimiter, QueueFullError, type LimiterOptions } from './limiter.js';
 export { isRecord, jsonKind } from '../protocol/record.js';
 export { formatPath } from '../protocol/issues.js';
-export { describeFailure, invalidArguments, issueLines, type CallFailure, type FailureKind } from './failure.js';
+export { FAILURE_KINDS, describeFailure, failureKind, invalidArguments, issueLines, type CallFailure, type FailureKind } from './failure.js';
 export { scanForServing, scanTools, writeCatalog, defaultEnvsDir, type ScanOptions, type ScannedTool, type ScanStatus } from './catalog/index.js';
 export type { DescribeCache } from './entry.js';
 export type { PrepareOptions, PreparedSandbox, SandboxPolicy } from './sandbox/index.js';
+export { SANDBOX_OPTIONS, entrySandbox, sandboxForEntries, sandboxFromFlags } from './sandbox/flags.js';
 export type { SandboxLimit, SpawnSandbox } from '../client/spawn.js';
 
 /**

@@ -8,7 +8,8 @@ import { CLI_EXIT, UsageError, wrappingCommand, type Io } from '../command.js';
 import { interruptible } from '../interrupt.js';
 import { renderFailure } from '../render.js';
 import { styleFor } from '../style.js';
-import { SANDBOX_HELP, SANDBOX_OPTIONS, openSandbox } from '../../toolset/sandbox/flags.js';
+import { formatOptions } from '../../toolset/options.js';
+import { SANDBOX_OPTIONS, openSandbox } from '../../toolset/sandbox/flags.js';
 import { parseTimeout } from './describe.js';
 
 const HELP = `twylt call: run a tool on one input and print its output
@@ -29,7 +30,7 @@ Options:
   --timeout MS        kill the tool (and all it started) after MS ms (default 30000)
   --validate          check input and output against the tool's published schemas
   --json              print the output compactly and failures as the raw error JSON
-${SANDBOX_HELP}  -h, --help          show this help
+${formatOptions(SANDBOX_OPTIONS, { column: 22 })}  -h, --help          show this help
 
 Exit code: the tool's own (0, 2 to 6 as TWYLT defines them, or any other code it
 exited with); 1 when the tool could not run or misbehaved (time-out, crash, output
@@ -55,11 +56,13 @@ export const command = wrappingCommand({
   async run(values, tool, io) {
     const transport = (values.transport ?? 'cli') as Transport;
     if (!TRANSPORTS.includes(transport)) throw new UsageError(`--transport must be one of ${TRANSPORTS.join(', ')}; got "${values.transport}"`);
+    // Every flag is checked before the input is read (stdin, maybe).
+    const timeoutMs = parseTimeout(values.timeout);
     const input = await readInput(values.input, values['input-file'], io);
     const sandbox = await openSandbox(values, io.cwd);
     const client = new TwyltClient(resolveCommand(tool, io.cwd), {
       cwd: io.cwd,
-      timeoutMs: parseTimeout(values.timeout),
+      timeoutMs,
       sandbox: sandbox?.forTool({ workspace: io.cwd }),
     });
     try {

@@ -1,10 +1,11 @@
 /** `twylt check`: the conformance suite, as a table, JSON or JUnit XML. */
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { CLI_EXIT, UsageError, wrappingCommand } from '../command.js';
+import { CLI_EXIT, wrappingCommand } from '../command.js';
 import { interruptible } from '../interrupt.js';
 import { styleFor } from '../style.js';
-import { SANDBOX_HELP, SANDBOX_OPTIONS, openSandbox } from '../../toolset/sandbox/flags.js';
+import { SANDBOX_OPTIONS, openSandbox } from '../../toolset/sandbox/flags.js';
+import { formatOptions, parseCount } from '../../toolset/options.js';
 import { parseTimeout } from './describe.js';
 
 const HELP = `twylt check: check that an executable honours TWYLT 1.8
@@ -28,7 +29,7 @@ Options:
   --concurrency N  runs at once (default 4)
   --tmp-root DIR   make the run directories inside DIR instead (e.g. /tmp)
   --only PREFIX    run only the checks whose id starts with PREFIX (repeatable)
-${SANDBOX_HELP}  -h, --help       show this help
+${formatOptions(SANDBOX_OPTIONS, { column: 19 })}  -h, --help       show this help
 
 Exit code: 0 when no check failed (warnings and skips allowed), 1 otherwise (the tool
 could not start included), 64 for wrong usage, 130 (143, 129) when interrupted by
@@ -50,10 +51,7 @@ export const command = wrappingCommand({
     ...SANDBOX_OPTIONS,
   },
   async run(values, tool, io) {
-    const concurrency = values.concurrency === undefined ? undefined : Number(values.concurrency);
-    if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency > 0)) {
-      throw new UsageError(`--concurrency takes a positive integer; got "${values.concurrency}"`);
-    }
+    const concurrency = values.concurrency === undefined ? undefined : parseCount('--concurrency', values.concurrency, 1);
     const { checkTool, renderJunit, renderTable } = await import('../../conformance/index.js');
     // Each run's own directory is its workspace.
     const sandbox = await openSandbox(values, io.cwd);

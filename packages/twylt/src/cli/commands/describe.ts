@@ -2,6 +2,7 @@
 import { TwyltClient, TwyltClientError, resolveCommand } from '../../client/index.js';
 import { DESCRIBE_ENV, DESCRIBE_MODES, isDescribeMode } from '../../protocol/constants.js';
 import { formatJson } from '../../protocol/render.js';
+import { parseDuration } from '../../toolset/options.js';
 import { CLI_EXIT, UsageError, wrappingCommand } from '../command.js';
 import { interruptible } from '../interrupt.js';
 import { renderFailure, renderSpec } from '../render.js';
@@ -60,10 +61,7 @@ export const command = wrappingCommand({
   },
 });
 
-/** `--timeout MS` as a positive number of milliseconds. */
+/** `--timeout MS`, if given, by the rule of every command (parseDuration: whole milliseconds). */
 export function parseTimeout(value: string | undefined, option = '--timeout'): number | undefined {
-  if (value === undefined) return undefined;
-  const ms = Number(value);
-  if (!Number.isFinite(ms) || ms <= 0) throw new UsageError(`${option} takes a positive number of milliseconds; got "${value}"`);
-  return ms;
+  return value === undefined ? undefined : parseDuration(option, value);
 }

@@ -8,10 +8,25 @@ import { ToolsetError, describeToolset, type DescribedTool } from '../../toolset
 import { DEFAULT_TIMEOUT_MS } from '../../client/process.js';
 import { scanForServing } from '../../toolset/catalog/index.js';
 import { availableParallelism } from 'node:os';
-import { DEFAULT_MAX_WARM } from '../../toolset/warm.js';
 import { CLI_EXIT, UsageError, parseOptions, type Command } from '../command.js';
 import { INTERRUPT_SIGNALS, interruptible } from '../interrupt.js';
-import { parseTimeout } from './describe.js';
+import { TOOLSET_OPTIONS, formatOptions, parseCount, toolsetOptions, type OptionSpec } from '../../toolset/options.js';
+import { sandboxForEntries, sandboxFromFlags } from '../../toolset/sandbox/flags.js';
+
+/** `twylt inspect`'s own flags beside the toolset's (TOOLSET_OPTIONS). */
+const INSPECT_OPTIONS = {
+  port: { type: 'string', value: 'N', help: 'the port to listen on (default 0: any free port)' },
+  host: {
+    type: 'string',
+    value: 'H',
+    help: `the address to listen on (default ${DEFAULT_HOST}, this machine only; 0.0.0.0 serves every network, still only with the token)`,
+  },
+  'no-open': { type: 'boolean', help: 'do not open the page in a browser' },
+  help: { type: 'boolean', short: 'h', help: 'show this help' },
+} as const satisfies Record<string, OptionSpec>;
+
+/** Where the help's option texts start, and its width. */
+const LAYOUT = { column: 18, width: 90 };
 
 const HELP = `twylt inspect: try TWYLT tools in the browser
 
@@ -34,28 +49,7 @@ server's own Host and from its own page (Origin) are served; the page runs only 
 given here, never a command it is sent.
 
 Options:
-  --config FILE   tools from a JSON file, the format twylt-mcp reads:
-                  {"tools": [{"command": [...], "cwd"?, "env"?, "timeoutMs"?,
-                  "maxOutputBytes"?, "name"?, "transport"?, "warm"?}]}, or a catalog that
-                  twylt scan --write made; repeatable
-  --scan DIR      the ok tools found under DIR, as twylt scan finds them: this RUNS
-                  CODE FROM DIR (each entry point describes itself); repeatable
-  --port N        the port to listen on (default 0: any free port)
-  --host H        the address to listen on (default ${DEFAULT_HOST}, this machine only;
-                  0.0.0.0 serves every network, still only with the token)
-  --timeout MS    the default time-out of a call (default ${DEFAULT_TIMEOUT_MS})
-  --describe-timeout MS
-                  the time-out of describing a tool (default: --timeout)
-  --strict        refuse to start when a tool cannot be described (default: leave it
-                  out, say so, and describe it again at the page's next reload)
-  --warm N        start N processes of each tool ahead of its calls, waiting on stdin,
-                  so that a stdin call skips the tool's start-up; a config entry's
-                  "warm" overrides it (default 0: none); a reload starts fresh ones
-  --max-warm N    warm processes of all tools together (default ${DEFAULT_MAX_WARM}): each holds
-                  its tool's memory while it waits (30-60 MB for a Node.js or Python tool)
-  --no-open       do not open the page in a browser
-  -h, --help      show this help
-
+${formatOptions(TOOLSET_OPTIONS, LAYOUT)}${formatOptions(INSPECT_OPTIONS, LAYOUT)}
 Each "--" starts one tool's command, run as an argument list, never through a shell.
 Stop the server with Ctrl-C.
 
@@ -79,19 +73,7 @@ export const command: Command = {
       args: split.options,
       strict: true,
       allowPositionals: false,
-      options: {
-        config: { type: 'string', multiple: true },
-        scan: { type: 'string', multiple: true },
-        port: { type: 'string' },
-        'describe-timeout': { type: 'string' },
-        strict: { type: 'boolean' },
-        host: { type: 'string' },
-        timeout: { type: 'string' },
-        warm: { type: 'string' },
-        'max-warm': { type: 'string' },
-        'no-open': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: { ...TOOLSET_OPTIONS, ...INSPECT_OPTIONS },
     });
     if (values.help) {
       io.stdout.write(HELP);
@@ -105,24 +87,30 @@ export const command: Command = {
     const port = parsePort(values.port);
     const host = values.host ?? DEFAULT_HOST;
     if (host === '') throw new UsageError('--host needs an address, such as 127.0.0.1');
-    const timeoutMs = parseTimeout(values.timeout) ?? DEFAULT_TIMEOUT_MS;
-    const describeTimeoutMs = parseTimeout(values['describe-timeout'], '--describe-timeout');
-    const warm = { warm: parseCount('--warm', values.warm), maxWarm: parseCount('--max-warm', values['max-warm']) };
+    let defaults = toolsetOptions(values);
+    const timeoutMs = defaults.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const say = (line: string) => io.stderr.write(`twylt inspect: ${line}\n`);
     const onUndescribed = values.strict ? undefined : (problem: string) => say(`left out, described again at the next reload: ${problem}`);
 
     let describe: (signal?: AbortSignal) => Promise<DescribedTool[]>;
     try {
+      const listed = await collectEntries(configs.map((file) => resolve(io.cwd, file)), split.commands);
+      // Ready before any tool starts (the scan's describes included), or a refusal to start.
+      const sandbox = await sandboxForEntries(sandboxFromFlags(values, io.cwd), listed);
       const scanned = await scanForServing(
         scans.map((dir) => resolve(io.cwd, dir)),
-        { timeoutMs: describeTimeoutMs ?? timeoutMs, jobs: availableParallelism() },
+        { timeoutMs: defaults.describeTimeoutMs ?? timeoutMs, jobs: availableParallelism(), sandbox },
         (line) => say(`--scan: ${line}`),
       );
-      const entries = [...(await collectEntries(configs.map((file) => resolve(io.cwd, file)), split.commands)), ...scanned].map((entry) => ({
+      if (sandbox) defaults = { ...defaults, sandbox };
+      const entries = [...listed, ...scanned].map((entry) => ({
         ...entry,
         cwd: entry.cwd ?? io.cwd,
       }));
-      describe = (signal) => describeToolset(entries, { timeoutMs, describeTimeoutMs, ...warm, renameHint: 'with "name" in a --config file', signal, onUndescribed });
+      describe = (signal) => describeToolset(entries, {
+          // Each reload a set of its own, with its own warm cap: the set it replaces is closed after.
+          defaults: { ...defaults },
+          renameHint: 'with "name" in a --config file', signal, onUndescribed });
     } catch (error) {
       if (error instanceof ConfigError) {
         say(error.message);
@@ -166,15 +154,7 @@ export const command: Command = {
   },
 };
 
+/** 0: any free port. */
 function parsePort(text: string | undefined): number {
-  if (text === undefined) return 0;
-  const port = Number(text);
-  if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`--port takes a port number from 0 to 65535 (0: any free port); got "${text}"`);
-  return port;
-}
-
-function parseCount(option: string, text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text))) throw new UsageError(`${option} takes a whole number; got "${text}"`);
-  return Number(text);
+  return text === undefined ? 0 : parseCount('--port', text, 0, 65535);
 }

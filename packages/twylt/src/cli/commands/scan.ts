@@ -9,7 +9,8 @@ import { namesKept, writeCatalog } from '../../toolset/catalog/catalog.js';
 import { scanTools, type ScannedTool } from '../../toolset/catalog/scan.js';
 import { CLI_EXIT, UsageError, parseOptions, type Command } from '../command.js';
 import { interruptible } from '../interrupt.js';
-import { SANDBOX_HELP, SANDBOX_OPTIONS, openSandbox } from '../../toolset/sandbox/flags.js';
+import { SANDBOX_OPTIONS, openSandbox } from '../../toolset/sandbox/flags.js';
+import { formatOptions, parseCount } from '../../toolset/options.js';
 import { parseTimeout } from './describe.js';
 
 const HELP = `twylt scan: find the TWYLT tools in folders and write a catalog to serve
@@ -51,7 +52,7 @@ Options:
   --envs DIR         the environment cache (default $${ENVS_DIR_ENV}, else
                      \${XDG_CACHE_HOME:-~/.cache}/twylt/envs)
   --python CMD       the interpreter of Python tools (default python3)
-${SANDBOX_HELP}  -h, --help         show this help
+${formatOptions(SANDBOX_OPTIONS, { column: 21 })}  -h, --help         show this help
 
 Exit codes: 0 every tool found is ok; 1 some are not, or none was found (the ok ones are
 still written); 64 wrong usage.
@@ -154,9 +155,7 @@ async function isFolder(path: string): Promise<boolean> {
 
 function parseJobs(text: string | undefined): number {
   if (text === undefined) return availableParallelism();
-  const jobs = Number(text);
-  if (!/^\d+$/.test(text) || jobs < 1 || jobs > 1024) throw new UsageError(`--jobs takes a whole number from 1 to 1024; got "${text}"`);
-  return jobs;
+  return parseCount('--jobs', text, 1, 1024);
 }
 
 function parsePrefix(text: string, cwd: string): { dir: string; prefix: string } {

@@ -6,33 +6,29 @@
 import type { SpawnSandbox } from '../../client/spawn.js';
 import { UsageError } from '../args.js';
 import type { ToolEntry } from '../entry.js';
+import type { OptionSpec } from '../options.js';
 import type { PreparedSandbox } from './bwrap.js';
 import type { SandboxPolicy } from './policy.js';
 
+/** The sandbox's flags, in help order; part of the toolset flags (options.ts) and of call, check and scan. */
 export const SANDBOX_OPTIONS = {
-  sandbox: { type: 'boolean' },
-  'sandbox-allow-read': { type: 'string', multiple: true },
-  'sandbox-allow-write': { type: 'string', multiple: true },
-  'sandbox-allow-net': { type: 'string', multiple: true },
-  'sandbox-allow-env': { type: 'string', multiple: true },
-  'sandbox-memory': { type: 'string' },
-  'sandbox-processes': { type: 'string' },
-  'sandbox-cpu-seconds': { type: 'string' },
-} as const;
-
-/** Their lines in a command's help, aligned as the other options are. */
-export const SANDBOX_HELP = `  --sandbox               run every tool process in a kernel sandbox (Linux, bubblewrap):
-                          its code and workspace only, no network, limits; see
-                          docs/sandbox.md. Any --sandbox-* option implies it
-  --sandbox-allow-read P  also let tools read P (repeatable)
-  --sandbox-allow-write P also let tools read and write P (repeatable)
-  --sandbox-allow-net H   let tools reach host H[:PORT] (or *.domain) through the
-                          consumer's filtering proxy (repeatable)
-  --sandbox-allow-env V   pass the variable V of this environment on (repeatable)
-  --sandbox-memory MB     memory of one call, in MiB (default 1024; 0: no limit)
-  --sandbox-processes N   processes and threads of one call (default 256; 0: none)
-  --sandbox-cpu-seconds S CPU seconds of each process (default 60; 0: none)
-`;
+  sandbox: {
+    type: 'boolean',
+    help: 'run every tool process in a kernel sandbox (Linux, bubblewrap): its code and workspace only, no network, no other process, none of your variables, limits (docs/sandbox.md); any --sandbox-* flag implies it',
+  },
+  'sandbox-allow-read': { type: 'string', multiple: true, value: 'PATH', help: 'also let tools read PATH; repeatable' },
+  'sandbox-allow-write': { type: 'string', multiple: true, value: 'PATH', help: 'also let tools read and write PATH; repeatable' },
+  'sandbox-allow-net': {
+    type: 'string',
+    multiple: true,
+    value: 'HOST',
+    help: "let tools reach HOST[:PORT] (or *.DOMAIN; without a port, 80 and 443) through the consumer's filtering proxy; repeatable",
+  },
+  'sandbox-allow-env': { type: 'string', multiple: true, value: 'NAME', help: 'pass the variable NAME of this environment on; repeatable' },
+  'sandbox-memory': { type: 'string', value: 'MB', help: 'memory of one call, in MiB (default 1024; 0: no limit)' },
+  'sandbox-processes': { type: 'string', value: 'N', help: 'processes and threads of one call (default 256; 0: no limit)' },
+  'sandbox-cpu-seconds': { type: 'string', value: 'S', help: 'CPU seconds of each process of a call (default 60; 0: no limit)' },
+} as const satisfies Record<string, OptionSpec>;
 
 export interface SandboxFlagValues {
   sandbox?: boolean;
