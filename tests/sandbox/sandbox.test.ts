@@ -55,6 +55,11 @@ describe.skipIf(SANDBOX_SKIP_REASON !== undefined)(`the sandbox with everything$
       const other = await client.call({ attempt: 'http', url: `http://127.0.0.1:${tcpPort + 1}/` }, { validate: false }).catch((error: Error) => error);
       expect(other).toBeInstanceOf(ToolError);
       expect((other as Error).message).toContain('HTTP 403');
+      // The guardrails switch of an entry that declares it: no proxy for that tool at all.
+      const offline = new TwyltClient([process.execPath, HOSTILE], { cwd: workspace, env: { TWYLT_DISABLE_NETWORK: '1' }, sandbox: sandbox.forTool({ workspace }) });
+      const refused = await offline.call({ attempt: 'http', url: `http://127.0.0.1:${webPort}/` }, { validate: false }).catch((error: Error) => error);
+      expect(refused).toBeInstanceOf(ToolError);
+      expect((refused as Error).message).not.toContain('HTTP 403');
     } finally {
       await sandbox.close();
     }
