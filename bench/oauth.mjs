@@ -6,8 +6,10 @@
  * (the JWT's signature and claims, the scopes, the per-tool filter). Then the two
  * authenticators alone, in this process (twylt/server's tokenAuthenticator and
  * createResourceServer on the same request), alternating: the check without the HTTP
- * round trip, whose noise on a busy machine can hide it. Loopback only; every round is
- * bounded in requests, the whole run in time.
+ * round trip, whose noise on a busy machine can hide it; and, alone too, the JWT check with
+ * --auth-introspect-jwt: answers kept 30 s (a hash and a lookup per request) and 0 s (one
+ * introspection request per check, to an endpoint served here). Loopback only; every round
+ * is bounded in requests, the whole run in time.
  *
  *   node bench/oauth.mjs                        the default rounds
  *   node bench/oauth.mjs --quick                fewer requests and rounds (noisier)
@@ -33,12 +35,14 @@ const TOOL = [process.execPath, join(new URL('..', import.meta.url).pathname, 'b
 const { privateKey, publicKey } = await generateKeyPair('RS256');
 const jwk = { ...(await exportJWK(publicKey)), kid: 'bench', alg: 'RS256', use: 'sig' };
 const issuerServer = createServer((request, response) => {
-  const answers = { '/.well-known/openid-configuration': { issuer, jwks_uri: `${issuer}/jwks` }, '/jwks': { keys: [jwk] } };
+  request.resume();
+  const answers = { '/.well-known/openid-configuration': { issuer, jwks_uri: `${issuer}/jwks` }, '/jwks': { keys: [jwk] }, '/introspect': { active: true } };
   const answer = answers[request.url];
   response.writeHead(answer ? 200 : 404, { 'content-type': 'application/json' }).end(JSON.stringify(answer ?? {}));
 });
 await new Promise((resolve) => issuerServer.listen(0, '127.0.0.1', resolve));
 const issuer = `http://127.0.0.1:${issuerServer.address().port}`;
+const introspection = { url: `${issuer}/introspect`, clientId: 'bench', clientSecret: 'bench-secret' };
 
 const sharedToken = 'bench-token-0123456789abcdef';
 const shared = await startBridge(['--', ...TOOL], { TWYLT_MCP_TOKEN: sharedToken });
@@ -77,7 +81,7 @@ async function round(call, count) {
 
 const samples = { token: [], oauth: [] };
 /** Per authenticate() call, in µs: the mean of each round of `requests * 10` calls. */
-const inProcess = { token: [], oauth: [] };
+const inProcess = { token: [], oauth: [], introspectKept: [], introspectEach: [] };
 try {
   for (const call of Object.values(paths)) await round(call, 50); // warm-up: connections, JIT, the first key import
   for (let r = 0; r < rounds && Date.now() < deadline; r++) {
@@ -88,12 +92,16 @@ try {
   const authenticators = {
     token: tokenAuthenticator(sharedToken),
     oauth: await createResourceServer({ issuer, resource: oauth.url, requiredScopes: ['mcp'] }),
+    introspectKept: await createResourceServer({ issuer, resource: oauth.url, requiredScopes: ['mcp'], introspection, introspectJwtSeconds: 30 }),
+    introspectEach: await createResourceServer({ issuer, resource: oauth.url, requiredScopes: ['mcp'], introspection, introspectJwtSeconds: 0 }),
   };
   const requestWith = (token) => ({ headers: { authorization: `Bearer ${token}` } });
-  const checks = { token: requestWith(sharedToken), oauth: requestWith(accessToken) };
+  const checks = { token: requestWith(sharedToken), oauth: requestWith(accessToken), introspectKept: requestWith(accessToken), introspectEach: requestWith(accessToken) };
+  const order = ['token', 'oauth', 'introspectKept', 'introspectEach'];
   for (let r = 0; r < rounds + 1 && Date.now() < deadline; r++) {
-    for (const id of r % 2 === 0 ? ['token', 'oauth'] : ['oauth', 'token']) {
-      const count = requests * 10;
+    for (const id of r % 2 === 0 ? order : [...order].reverse()) {
+      // A request to the issuer per check is a hundred times slower: fewer of them.
+      const count = id === 'introspectEach' ? requests : requests * 10;
       const at = process.hrtime.bigint();
       for (let i = 0; i < count; i++) if ((await authenticators[id].authenticate(checks[id])).denial) throw new Error(`${id}: refused`);
       // The first round warms up.
@@ -111,6 +119,9 @@ result.p50Ratio = result.oauth.p50 / result.token.p50;
 result.p50ExtraMicroseconds = (result.oauth.p50 - result.token.p50) * 1000;
 result.authenticate = { tokenMicroseconds: percentile(inProcess.token, 50), oauthMicroseconds: percentile(inProcess.oauth, 50) };
 result.authenticate.ratio = result.authenticate.oauthMicroseconds / result.authenticate.tokenMicroseconds;
+result.introspectJwt = { keptMicroseconds: percentile(inProcess.introspectKept, 50), eachMicroseconds: percentile(inProcess.introspectEach, 50) };
+result.introspectJwt.keptRatio = result.introspectJwt.keptMicroseconds / result.authenticate.oauthMicroseconds;
+result.introspectJwt.eachRatio = result.introspectJwt.eachMicroseconds / result.authenticate.oauthMicroseconds;
 if (flags.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
 else {
   const ms = (value) => `${value.toFixed(3)} ms`;
@@ -118,6 +129,13 @@ else {
   process.stdout.write(`  shared token  p50 ${ms(result.token.p50)}  p99 ${ms(result.token.p99)}\n`);
   process.stdout.write(`  OAuth (JWT)   p50 ${ms(result.oauth.p50)}  p99 ${ms(result.oauth.p99)}\n`);
   process.stdout.write(`  OAuth / token at p50: ${result.p50Ratio.toFixed(3)}x (${result.p50ExtraMicroseconds.toFixed(0)} µs more per request)\n`);
+  // A round cut short by --max-seconds leaves no sample: said, not a crash.
+  const fixed = (value, digits) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a (out of time)');
   const { tokenMicroseconds, oauthMicroseconds, ratio } = result.authenticate;
-  process.stdout.write(`authenticate() alone, median of round means: token ${tokenMicroseconds.toFixed(1)} µs, OAuth ${oauthMicroseconds.toFixed(1)} µs (${ratio.toFixed(1)}x)\n`);
+  process.stdout.write(`authenticate() alone, median of round means: token ${fixed(tokenMicroseconds, 1)} µs, OAuth ${fixed(oauthMicroseconds, 1)} µs (${fixed(ratio, 1)}x)\n`);
+  const { keptMicroseconds, eachMicroseconds, keptRatio, eachRatio } = result.introspectJwt;
+  process.stdout.write(
+    `--auth-introspect-jwt, beside the JWT alone: answers kept 30 s ${fixed(keptMicroseconds, 1)} µs (${fixed(keptRatio, 2)}x), ` +
+      `asked each time ${fixed(eachMicroseconds, 1)} µs (${fixed(eachRatio, 1)}x)\n`,
+  );
 }

@@ -28,12 +28,19 @@ const SHOUT_STATIC_SPEC = {
   outputSchema: {},
   few_shots: [{ input: { text: 'hi' }, output: { text: 'HI!' } }],
 };
-/** define-tool/tool.mjs declares no requirements: its package.json's dependencies stand in. */
-const DEFINE_TOOL_REQUIREMENTS = {
+/**
+ * define-tool/tool.mjs declares no requirements: the packages it imports stand in, at the
+ * installed version where one is (the repository's zod and twylt), else at the range its
+ * package.json declares.
+ */
+const defineToolRequirements = (zod: string) => ({
   tool: 'npm',
   format: 'package.json',
-  content: JSON.stringify({ dependencies: { 'bootstrap-fixture-dep': '1.0.0', twylt: '0.1.0', zod: '4.6.7' } }, null, 2),
-};
+  content: JSON.stringify({ dependencies: { 'bootstrap-fixture-dep': '1.0.0', twylt: '^0.1.0', zod } }, null, 2),
+});
+const DEFINE_TOOL_REQUIREMENTS = defineToolRequirements('^4.6.7');
+/** In a sandbox without zod installed. */
+const DEFINE_TOOL_REQUIREMENTS_NO_ZOD = defineToolRequirements('4.6.7');
 
 type Transport = 'cli' | 'stdin' | 'env';
 const TRANSPORTS: Transport[] = ['cli', 'stdin', 'env'];
@@ -81,7 +88,7 @@ describe('a tool whose business dependency is not installed', () => {
     }
   });
 
-  it('a defineTool tool in JavaScript: default requirements from package.json, non-literal fields at their defaults', async () => {
+  it('a defineTool tool in JavaScript: default requirements from its imports, non-literal fields at their defaults', async () => {
     const js = [process.execPath, join(DEFINE_TOOL, 'launcher.mjs')];
     expect(json(await run([...js, '{"describe": "requirements"}']))).toEqual(DEFINE_TOOL_REQUIREMENTS);
     const spec = await run(js, { env: { INPUT_DESCRIBE: 'json_spec' } });
@@ -102,7 +109,7 @@ describe('a tool whose business dependency is not installed', () => {
     const js = [process.execPath, join(DEFINE_TOOL, 'launcher.mjs')];
     const notes = [
       `twylt bootstrap: ${join(DEFINE_TOOL, 'tool.mjs')}:12:16: description of defineTool(...) is not a literal (a template string with substitutions)`,
-      `twylt bootstrap: ${join(DEFINE_TOOL, 'tool.mjs')}: requirements not declared; derived from the nearest package.json`,
+      `twylt bootstrap: ${join(DEFINE_TOOL, 'tool.mjs')}: requirements not declared; derived from what its code imports`,
     ];
     const flagged = await run([...js, '--debug', '{"describe": "json_spec"}']);
     expect(flagged.code).toBe(0);
@@ -137,8 +144,9 @@ describe('with the dependency installed, the launcher answers as the tool itself
       expect(own, `${mode} ${transport}`).toMatchObject({ code: 0, stderr: '' });
       expect(launched, `${mode} ${transport}`).toEqual(own);
     }
-    // The tool's own default requirements are the launcher's: derived from the same package.json.
-    expect(json(await run([...launcher, '{"describe": "requirements"}'], { cwd: js.dir }))).toEqual(DEFINE_TOOL_REQUIREMENTS);
+    // The tool's own default requirements are the launcher's: its imports, at the versions installed in the sandbox.
+    const installed = JSON.stringify({ dependencies: { 'bootstrap-fixture-dep': '^1.0.0', twylt: '^0.1.0', zod: '^4.6.7' } }, null, 2);
+    expect(json(await run([...launcher, '{"describe": "requirements"}'], { cwd: js.dir }))).toEqual({ ...DEFINE_TOOL_REQUIREMENTS, content: installed });
   });
 
   it('requirements and json_spec of a TypeScript tool', async () => {
@@ -261,7 +269,9 @@ describe('requirements the source does not show', () => {
     const computed = join(FIXTURES, 'computed-requirements');
     const missing = await run([process.execPath, join(computed, 'launcher.mjs'), '--debug'], { env: { INPUT_DESCRIBE: 'requirements' } });
     expect(missing.code).toBe(0);
-    expect(json(missing)).toEqual({ tool: 'npm', format: 'package.json', content: '{\n  "dependencies": {\n    "twylt": "0.1.0"\n  }\n}' });
+    // What it imports: twylt and zod as installed in the repository, the missing package at its package.json's range, else *.
+    const content = JSON.stringify({ dependencies: { 'bootstrap-fixture-dep': '*', twylt: '^0.1.0', zod: '^4.6.7' } }, null, 2);
+    expect(json(missing)).toEqual({ tool: 'npm', format: 'package.json', content });
     expect(missing.stderr).toBe(`twylt bootstrap: ${join(computed, 'tool.mjs')}:14:14: requirements of class Computed is not a literal (a call)\n`);
 
     const box = sandbox({ fixture: 'computed-requirements', twylt: 'link', zod: true, dependency: true });
@@ -301,7 +311,7 @@ describe('twylt installed, zod and every other dependency absent', () => {
     expect(existsSync(join(box.dir, 'node_modules/zod'))).toBe(false);
     const { result, loaded } = await traceRun('requirements', '{"describe": "requirements"}');
     expect(result).toMatchObject({ code: 0, stderr: '' });
-    expect(json(result)).toEqual(DEFINE_TOOL_REQUIREMENTS);
+    expect(json(result)).toEqual(DEFINE_TOOL_REQUIREMENTS_NO_ZOD);
 
     const ours = loaded.filter((url) => url.includes('/node_modules/twylt/dist/'));
     expect(ours.some((url) => url.endsWith('/dist/bootstrap/index.js'))).toBe(true); // the trace works
@@ -318,7 +328,7 @@ describe('twylt installed, zod and every other dependency absent', () => {
   it('answers json_spec with {} schemas: loading the tool fails for the missing zod', async () => {
     const { result, loaded } = await traceRun('json_spec', '{"describe": "json_spec"}');
     expect(result).toMatchObject({ code: 0, stderr: '' });
-    expect(json(result)).toMatchObject({ name: 'shout_js', requirements: DEFINE_TOOL_REQUIREMENTS, inputSchema: {}, outputSchema: {} });
+    expect(json(result)).toMatchObject({ name: 'shout_js', requirements: DEFINE_TOOL_REQUIREMENTS_NO_ZOD, inputSchema: {}, outputSchema: {} });
     expect(loaded.some((url) => url.endsWith('/tool.mjs'))).toBe(true); // it did try the tool
   });
 

@@ -71,10 +71,10 @@ describe('discovery', () => {
     expect(await found(bad)).toEqual([expect.objectContaining({ source: 'manifest.json', problem: expect.stringContaining('is not a readable JSON pack manifest') })]);
     const wrong = tree('wrong-entries', { 'manifest.json': JSON.stringify({ tools: ['../elsewhere', 'missing', 42, 'empty'] }), 'empty/readme.md': null });
     expect((await found(wrong)).map((tool) => tool.problem)).toEqual([
-      expect.stringContaining('"../elsewhere" is outside the pack'),
-      expect.stringContaining('the listed tool "missing" does not exist'),
-      expect.stringContaining('a listed tool must be a path or an object with "path", got 42'),
-      expect.stringContaining('"empty" has no run.py or tool.py'),
+      expect.stringContaining('tools[0]: "path" "../elsewhere" is outside the pack'),
+      expect.stringContaining('tools[1]: the listed tool\'s path "missing" does not exist'),
+      expect.stringContaining('tools[2]: a listed tool must be an object with "entrypoint" (or a path), got 42'),
+      expect.stringContaining('tools[3]: "empty" has no run.py or tool.py'),
     ]);
   });
 });

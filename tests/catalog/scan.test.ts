@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { nodeStripsTypes } from '../../packages/twylt/src/toolset/catalog/runtime.js';
 import { parseConfig } from '../../packages/twylt/src/toolset/config.js';
 import { NO_PYTHON_REASON, noPython } from '../support/python.js';
+import { runTwylt } from '../support/twylt-cli.js';
 import { PACKS, markers, scan, scanJson, scratch } from './support.js';
 
 const dir = scratch('scan');
@@ -33,9 +34,11 @@ describe.skipIf(noPython)(`scanning packs${noPython ? `: skipped, ${NO_PYTHON_RE
     const needs = rows.get('essential/tools/needs_dep/run.py')!;
     expect(needs).toMatchObject({ name: 'to_toml', status: 'needs_install', requirements: { tool: 'pip', content: 'tomli-w==1.2.0\n' } });
     // The exact command an --install would run, into the cache, never the global site-packages.
-    expect(needs.reason).toMatch(/ -m pip install .*--target \S+\/twylt\/envs\/pip-[0-9a-f]{16} tomli-w==1\.2\.0$/);
-    // A TypeScript tool installed with twylt from a path publishes a range anyone can install.
-    expect(JSON.parse((rows.get('loose/text/shout/tool.ts')!.requirements as { content: string }).content)).toEqual({ dependencies: { twylt: '^0.1.0', zod: '^4.0.0' } });
+    expect(needs.reason).toMatch(/ -m pip install .*--target \S+\/twylt\/envs\/pip-[0-9a-f]{16} -- tomli-w==1\.2\.0$/);
+    // The hint names a command that exists, with the folder scanned.
+    expect(needs.reason).toContain(`\`twylt scan --install ${join(PACKS, 'essential')}\` installs them, running: `);
+    // A TypeScript tool installed with twylt from a path publishes a range anyone can install: what it imports, at the installed versions.
+    expect(JSON.parse((rows.get('loose/text/shout/tool.ts')!.requirements as { content: string }).content)).toEqual({ dependencies: { twylt: '^0.1.0', zod: expect.stringMatching(/^\^4\.\d+\.\d+$/) } });
     // Unlisted files of a pack, tests, node_modules, hidden and __pycache__ folders, other scripts: never run.
     expect(markers(dir)).toEqual([]);
   });
@@ -46,7 +49,7 @@ describe.skipIf(noPython)(`scanning packs${noPython ? `: skipped, ${NO_PYTHON_RE
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^NAME\s+VERSION\s+CATEGORY\s+STATUS\s+WHY$/);
     expect(lines).toContainEqual(expect.stringMatching(/^pack_echo\s+1\.2\.0\s+essential\s+ok\s+-$/));
-    expect(lines).toContainEqual(expect.stringMatching(/^to_toml\s+0\.1\.0\s+essential\s+needs_install\s+its dependencies are missing; install them with --install, which runs: /));
+    expect(lines).toContainEqual(expect.stringMatching(/^to_toml\s+0\.1\.0\s+essential\s+needs_install\s+its dependencies are missing; `twylt scan --install \S+` installs them, running: /));
     expect(lines.at(-1)).toBe('3 tools: 2 ok, 1 need install, 0 failed');
   });
 
@@ -137,6 +140,24 @@ describe.skipIf(nodeStripsTypes())(`a TypeScript tool where this Node cannot str
     const { code, rows } = await scanJson([join(dir, 'no-tsx')]);
     expect(code).toBe(1);
     expect([...rows.values()][0]).toMatchObject({ status: 'failed', command: [], reason: expect.stringMatching(/cannot run \.ts files itself and no tsx was found .*npm install --save-dev tsx.*twylt build.*22\.18/) });
+  });
+});
+
+describe.skipIf(noPython)(`the runtime a catalog names${noPython ? `: skipped, ${NO_PYTHON_REASON}` : ''}`, () => {
+  it('is node or python3 as found through PATH, or what --node names; never the binary that ran the scan', async () => {
+    const catalog = join(dir, 'portable.json');
+    // runTwylt, not scan(): no --python, so the default is what is recorded.
+    const result = await runTwylt(['scan', join(PACKS, 'loose/text/count'), join(PACKS, 'dupes/one'), '--write', catalog]);
+    expect(result.code, result.stderr).toBe(0);
+    const entries = parseConfig(readFileSync(catalog, 'utf8'), catalog);
+    expect(entries.map((entry) => entry.command[0]).sort()).toEqual(['node', 'python3']);
+    expect(readFileSync(catalog, 'utf8')).not.toContain(JSON.stringify(process.execPath));
+    const given = join(dir, 'given.json');
+    expect((await runTwylt(['scan', join(PACKS, 'loose/text/count'), '--node', process.execPath, '--write', given])).code).toBe(0);
+    expect(parseConfig(readFileSync(given, 'utf8'), given)[0]!.command[0]).toBe(process.execPath);
+    // A --node that is no Node is that tool's row, not a crash.
+    const wrong = await scanJson([join(PACKS, 'loose/text/count'), '--node', join(dir, 'no-such-node')]);
+    expect([...wrong.rows.values()][0]).toMatchObject({ status: 'failed', reason: `no Node to run it: "${join(dir, 'no-such-node')}" is not found; name one with --node` });
   });
 });
 

@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, run } from '../support/process.js';
 import { RUNTIME_NAMES, runtimeArgv, runtimeBinary, runtimeMissing } from '../support/runtimes.js';
@@ -59,17 +59,17 @@ function writeFiles(dir: string, blocks: Block[]): string[] {
 const normalize = (text: string) => text.replace(/\(\d+ KiB, /g, '(N KiB, ');
 
 /** Runs every command block of a page in order: console blocks must print what they show, sh blocks must succeed. */
-async function runCommands(blocks: Block[], dir: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+async function runCommands(blocks: Block[], dir: string, env: NodeJS.ProcessEnv, timeoutMs = 120_000): Promise<string[]> {
   const printed: string[] = [];
   for (const block of blocks) {
     if (block.lang === 'console') {
       const steps = consoleSteps(block);
-      const outputs = await runSession(steps, { cwd: dir, env, timeoutMs: 120_000 });
+      const outputs = await runSession(steps, { cwd: dir, env, timeoutMs });
       steps.forEach((step, i) => {
         if (!showsAs(step.shown, outputs[i]!, normalize)) expect.fail(`line ${block.line}: $ ${step.command}\nthe page shows:\n${step.shown}\nit printed:\n${outputs[i]}`);
       });
     } else if (block.lang === 'sh') {
-      const [output] = await runSession([{ command: `${block.body}echo "exit $?"`, shown: '' }], { cwd: dir, env, timeoutMs: 120_000 });
+      const [output] = await runSession([{ command: `${block.body}echo "exit $?"`, shown: '' }], { cwd: dir, env, timeoutMs });
       expect(output, `line ${block.line}`).toMatch(/exit 0\n$/);
       printed.push(output!);
     }
@@ -77,7 +77,10 @@ async function runCommands(blocks: Block[], dir: string, env: NodeJS.ProcessEnv)
   return printed;
 }
 
-const testing = fencedBlocks(readDoc('docs/testing-tools.md'));
+const INSPECTOR = 'Through the MCP Inspector';
+const testingPage = fencedBlocks(readDoc('docs/testing-tools.md'));
+/** The page but its Inspector section, which needs Node 22.19 and the Inspector (its own test below). */
+const testing = testingPage.filter((block) => block.heading !== INSPECTOR);
 const distributing = fencedBlocks(readDoc('docs/distributing.md'));
 
 describe('docs/testing-tools.md, as written', () => {
@@ -115,4 +118,22 @@ describe.skipIf(!hasNpm)(`docs/distributing.md, as written${hasNpm ? '' : ': ski
     expect(writeFiles(dir, distributing)).toEqual(['package.json']);
     await runCommands(distributing, dir, env);
   }, 180_000);
+});
+
+const node22 = runtimeBinary('node22');
+const noInspector = !hasNpm ? 'npm is not on the PATH' : node22 === undefined ? runtimeMissing('node22') : undefined;
+
+describe.skipIf(noInspector !== undefined)(`docs/testing-tools.md, the MCP Inspector CLI${noInspector ? `: skipped, ${noInspector}` : ''}`, () => {
+  it('calls the tool through twylt-mcp, the bridge after --', async () => {
+    const { dir, env } = project();
+    writeFileSync(join(dir, 'package.json'), '{ "name": "echo", "private": true, "type": "module" }\n');
+    writeFiles(dir, testing.filter((block) => ['echo.ts', 'main.ts'].includes(fileName(block) ?? '')));
+    const blocks = testingPage.filter((block) => block.heading === INSPECTOR);
+    expect(writeFiles(dir, blocks)).toEqual(['tools.json']);
+    // The Inspector needs Node 22.19 (fetched by npx from the registry, or its cache); twylt-mcp is this repository's.
+    const bin = join(dir, 'node_modules/.bin');
+    writeFileSync(join(bin, 'twylt-mcp'), `#!/bin/sh\nexec node '${join(ROOT, 'packages/twylt-mcp/dist/cli.js')}' "$@"\n`, { mode: 0o755 });
+    const inspectorEnv = { ...env, npm_config_offline: 'false', npm_config_prefer_offline: 'true', PATH: `${dirname(node22!)}:${bin}:${env.PATH}` };
+    await runCommands(blocks, dir, inspectorEnv, 360_000);
+  }, 420_000);
 });

@@ -8,9 +8,10 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, run } from '../support/process.js';
+import { runtimeBinary, runtimeMissing } from '../support/runtimes.js';
 import { blocksUnder, consoleSteps, readDoc, runSession, showsAs } from './markdown.js';
 
 function npmCache(): string | undefined {
@@ -24,6 +25,7 @@ function npmCache(): string | undefined {
 const cache = npmCache();
 const NO_NPM = 'npm is not on the PATH: the install route cannot be followed';
 const README = readDoc('README.md');
+const bun = runtimeBinary('bun');
 
 describe.skipIf(cache === undefined)(`the README's tarball install${cache === undefined ? `: skipped, ${NO_NPM}` : ''}`, () => {
   const home = mkdtempSync(join(tmpdir(), 'twylt-install-'));
@@ -63,6 +65,42 @@ describe.skipIf(cache === undefined)(`the README's tarball install${cache === un
     steps.forEach((step, i) => {
       if (!showsAs(step.shown, outputs[i]!)) expect.fail(`$ ${step.command}\nthe README shows:\n${step.shown}\nit printed:\n${outputs[i]}`);
     });
+  }, 150_000);
+
+  it('installs twylt and twylt-mcp globally from the tarballs, into a temporary prefix', async () => {
+    const install = blocksUnder(README, 'Install', 'sh').find((block) => block.body.includes('npm install -g'));
+    expect(install, 'the README shows the global install').toBeDefined();
+    const prefix = join(home, 'global');
+    const globalEnv = { ...env, npm_config_prefix: prefix, PATH: `${join(prefix, 'bin')}:${env.PATH}` };
+    const result = await run(['sh', '-ec', install!.body], { cwd: home, env: globalEnv, timeoutMs: 240_000 });
+    expect(result.code, result.stderr).toBe(0);
+    // Nothing but the prefix: the commands found are the ones just installed.
+    const session = blocksUnder(README, 'Install', 'console').find((block) => block.body.includes('twylt-mcp --version'))!;
+    const steps = consoleSteps(session);
+    const outputs = await runSession([...steps, { command: 'command -v twylt && command -v twylt-mcp', shown: '' }], { cwd: home, env: globalEnv, timeoutMs: 60_000 });
+    steps.forEach((step, i) => {
+      if (!showsAs(step.shown, outputs[i]!)) expect.fail(`$ ${step.command}\nthe README shows:\n${step.shown}\nit printed:\n${outputs[i]}`);
+    });
+    expect(outputs.at(-1)).toBe(`${join(prefix, 'bin/twylt')}\n${join(prefix, 'bin/twylt-mcp')}\n`);
+  }, 300_000);
+
+  it.skipIf(bun === undefined)(`runs the CLI under Bun with --bun, and with Node without it${bun === undefined ? `: skipped, ${runtimeMissing('bun')}` : ''}`, async () => {
+    const bunEnv = { ...env, PATH: `${dirname(bun!)}:${env.PATH}` };
+    const session = blocksUnder(README, 'Install', 'console').find((block) => block.body.includes('bun --bun'))!;
+    const steps = consoleSteps(session);
+    const outputs = await runSession(steps, { cwd: project, env: bunEnv, timeoutMs: 120_000 });
+    steps.forEach((step, i) => {
+      if (!showsAs(step.shown, outputs[i]!)) expect.fail(`$ ${step.command}\nthe README shows:\n${step.shown}\nit printed:\n${outputs[i]}`);
+    });
+    // Which runtime ran the command: a Node snapshot build refuses to run under Bun, naming
+    // it, and Node makes the snapshot (esbuild is there: tsx depends on it).
+    const build = 'x twylt build echo.ts --snapshot-blob -o echo.blob';
+    const [underBun, underNode] = await runSession(
+      [{ command: `bun --bun ${build}`, shown: '' }, { command: `bun ${build}`, shown: '' }],
+      { cwd: project, env: bunEnv, timeoutMs: 120_000 },
+    );
+    expect(underBun).toMatch(/and this is Bun \d+\.\d+\.\d+: run the build with Node/);
+    expect(underNode).toMatch(/^twylt build: wrote echo\.blob /);
   }, 150_000);
 
   it('the installed twylt bin runs: --version, --help', async () => {

@@ -6,10 +6,16 @@
  * no tool starts (the sleeper fixture appends a line to a file at each start); per-tool
  * scopes in tools/list and tools/call; opaque tokens by introspection; key rotation and
  * rate-limited key refetches; the MCP SDK's own OAuth client through the authorization-code
- * flow with PKCE, step-up included; and the call log, which names the caller, never the token.
+ * flow with PKCE and refresh tokens, step-up included; and the call log, which names the
+ * caller, never the token. Then the refusals of ADR 0036: sender-constrained tokens, the
+ * request's id in every refusal, tool names from the caller never echoed into a header,
+ * per-tool scopes in browse mode, revoked JWTs by introspection, and a broken introspection
+ * set-up as a 503 at run time and a start-up error.
  */
 import { createPublicKey } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { STATUS_CODES, createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -19,6 +25,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { SignJWT, base64url, generateKeyPair, type CryptoKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { blocksUnder, readDoc } from '../docs/markdown.js';
 import { CLIENTS, REDIRECT_URI, startAuthServer, type AuthServer } from '../support/auth-server.js';
 import { BRIDGE_CLI, SLEEPER, bridgeEnv, waitFor } from '../support/mcp.js';
 import { MCP_HEADERS, lineCount, rawRequest, sseMessages, startHttpBridge, toolsCall, type HttpBridgeProcess } from '../support/mcp-http.js';
@@ -82,9 +89,17 @@ async function forged(claims: Record<string, unknown>, options: { key?: CryptoKe
 
 /** A raw tools/call of the sleeper with `token`. */
 function callSleeper(token: string | undefined) {
-  const headers: Record<string, string> = { ...MCP_HEADERS, ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) };
-  return rawRequest(bridge.url, { headers, body: toolsCall(1, 'sleeper', { action: 'wait' }) });
+  return callTool(bridge.url, token, 'sleeper', { action: 'wait' });
 }
+
+/** A raw tools/call of `name` at `url` with `token`, with the JSON-RPC id `id`. */
+function callTool(url: string, token: string | undefined, name: string, args: Record<string, unknown>, id: number | string = 1) {
+  const headers: Record<string, string> = { ...MCP_HEADERS, ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) };
+  return rawRequest(url, { headers, body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }) });
+}
+
+/** The scopes the 401 of the main bridge asks a client to sign in for: the required one and every tool's. */
+const SIGN_IN_SCOPE = 'mcp tools:* tools:echo tools:sleeper';
 
 /** `Bearer k1="v1", k2="v2"` as a map. */
 function challengeOf(header: string | string[] | undefined): Record<string, string> {
@@ -94,6 +109,15 @@ function challengeOf(header: string | string[] | undefined): Record<string, stri
 }
 
 const metadataUrl = () => `${bridge.base}/.well-known/oauth-protected-resource/mcp`;
+
+/** The plain blocks of docs/mcp.md's "Behind your identity provider", which show what the bridge sends and prints. */
+const docBlocks = () => blocksUnder(readDoc('docs/mcp.md'), 'Behind your identity provider', '').map((block) => block.body);
+/** The docs' example names made this test's: the issuer, the resource, the tool `search` (here the sleeper). */
+const asHere = (text: string) =>
+  text
+    .replaceAll('https://mcp.example.com/.well-known/oauth-protected-resource/mcp', metadataUrl())
+    .replaceAll('https://sso.example.com', as.issuer)
+    .replaceAll('tools:search', 'tools:sleeper');
 
 describe('Protected Resource Metadata', () => {
   it('is served at both well-known paths, without a token, to any page', async () => {
@@ -113,11 +137,15 @@ describe('Protected Resource Metadata', () => {
 });
 
 describe('tokens refused, and nothing runs', () => {
-  it('no token: 401 pointing to the metadata, with the required scope and no error code', async () => {
+  it('no token: 401 pointing to the metadata, with every scope a client may need and no error code, under the request’s id', async () => {
     const before = lineCount(starts);
     const answer = await callSleeper(undefined);
     expect(answer.status).toBe(401);
-    expect(challengeOf(answer.headers['www-authenticate'])).toEqual({ resource_metadata: metadataUrl(), scope: 'mcp' });
+    // The required scope and each tool's, so that a first sign-in asks for all (ADR 0036).
+    expect(challengeOf(answer.headers['www-authenticate'])).toEqual({ resource_metadata: metadataUrl(), scope: SIGN_IN_SCOPE });
+    expect(JSON.parse(answer.body)).toMatchObject({ id: 1, error: { code: -32000 } });
+    const named = await callTool(bridge.url, undefined, 'sleeper', {}, 'call-7');
+    expect(JSON.parse(named.body).id).toBe('call-7');
     expect(lineCount(starts)).toBe(before);
   });
 
@@ -138,6 +166,8 @@ describe('tokens refused, and nothing runs', () => {
     ['HMAC-signed with the public key as the secret', () => forged({}, { alg: 'HS256', key: new TextEncoder().encode(publicPem()) }), /alg/i],
     ['signed by a key the issuer does not publish (unknown kid)', async () => forged({}, { key: (await generateKeyPair('ES256')).privateKey, kid: 'stranger' }), /key/i],
     ['a token the issuer never issued (opaque, inactive at introspection)', async () => 'made-up-opaque-token-0123456789', /not active/],
+    // Bound to a key (DPoP, RFC 9449): a bearer of it proves nothing, so it is refused (ADR 0036).
+    ['sender-constrained (cnf.jkt), sent as a bearer token', () => forged({ cnf: { jkt: '0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I' } }), /sender-constrained/],
   ];
   for (const [what, make, reason] of invalid) {
     it(`${what}: 401 invalid_token`, async () => {
@@ -152,24 +182,48 @@ describe('tokens refused, and nothing runs', () => {
     });
   }
 
-  it('a token without the required scope: 403 insufficient_scope naming it', async () => {
+  it('a token without the required scope: 403 insufficient_scope naming it and the scopes held, its caller in the log', async () => {
     const before = lineCount(starts);
-    const answer = await callSleeper(await machineToken('tools:*'));
+    const answer = await callTool(bridge.url, await machineToken('tools:*'), 'sleeper', { action: 'wait' }, 41);
     expect(answer.status).toBe(403);
-    expect(challengeOf(answer.headers['www-authenticate'])).toMatchObject({ resource_metadata: metadataUrl(), error: 'insufficient_scope', scope: 'mcp' });
+    expect(challengeOf(answer.headers['www-authenticate'])).toMatchObject({ resource_metadata: metadataUrl(), error: 'insufficient_scope', scope: 'mcp tools:*' });
+    expect(JSON.parse(answer.body).id).toBe(41);
+    await waitFor(() => bridge.events().some((event) => event.event === 'refused' && /lacks the scope mcp/.test(event.reason)), 'the refused line');
+    const line = bridge.events().find((event) => event.event === 'refused' && /lacks the scope mcp/.test(event.reason));
+    expect(line).toMatchObject({ status: 403, kind: 'insufficient_scope', sub: 'machine', client_id: 'machine' });
     expect(lineCount(starts)).toBe(before);
   });
 
   it('a token without the tool’s scope: 403 insufficient_scope naming the tool’s scope', async () => {
     const before = lineCount(starts);
-    const answer = await callSleeper(await machineToken('mcp tools:echo'));
+    const answer = await callTool(bridge.url, await machineToken('mcp tools:echo'), 'sleeper', { action: 'wait' }, 'step-up');
     expect(answer.status).toBe(403);
-    expect(challengeOf(answer.headers['www-authenticate'])).toMatchObject({ error: 'insufficient_scope', scope: 'mcp tools:sleeper' });
-    expect(JSON.parse(answer.body).error.message).toContain('"sleeper"');
+    // The scope held is named too: a client that signs in again for this list keeps the echo.
+    expect(challengeOf(answer.headers['www-authenticate'])).toMatchObject({ error: 'insufficient_scope', scope: 'mcp tools:sleeper tools:echo' });
+    expect(JSON.parse(answer.body)).toMatchObject({ id: 'step-up', error: { message: 'the token grants no access to the tool "sleeper"' } });
     // In a batch too: one forbidden call refuses the lot.
     const batch = `[${toolsCall(1, 'echo', { text: 'a' })},${toolsCall(2, 'sleeper', { action: 'wait' })}]`;
     const headers = { ...MCP_HEADERS, authorization: `Bearer ${await machineToken('mcp tools:echo')}` };
     expect((await rawRequest(bridge.url, { headers, body: batch })).status).toBe(403);
+    expect(lineCount(starts)).toBe(before);
+  });
+});
+
+describe('tool names from the caller', () => {
+  it('a name nobody serves is unknown, never echoed into a header, and cut in the log: non-Latin-1 or 100 KB', async () => {
+    const token = await machineToken('mcp tools:echo');
+    const before = lineCount(starts);
+    for (const name of ['sleeper\u2603', `x${'y'.repeat(100_000)}`]) {
+      const answer = await callTool(bridge.url, token, name, {}, 5);
+      expect(answer.status).toBe(200);
+      expect(answer.headers['www-authenticate']).toBeUndefined();
+      expect(JSON.stringify(answer.headers).length).toBeLessThan(2000);
+      expect(sseMessages(answer.body)[0]).toMatchObject({ id: 5, error: { code: -32602 } });
+    }
+    await waitFor(() => bridge.events().some((event) => event.event === 'call' && String(event.tool).startsWith('xyyy')), 'the call line of the long name');
+    const line = bridge.events().find((event) => event.event === 'call' && String(event.tool).startsWith('xyyy'))!;
+    expect(line.tool).toBe(`x${'y'.repeat(199)}... (100001 characters)`);
+    expect(bridge.stderr().split('\n').every((text) => text.length < 5000)).toBe(true);
     expect(lineCount(starts)).toBe(before);
   });
 });
@@ -195,6 +249,7 @@ describe('per-tool access', () => {
   });
 });
 
+// Before the describes that start bridges of their own: each fetches the keys once at its start.
 describe('the issuer’s keys', () => {
   it('a rotation is picked up: a token signed by the new key is accepted once the keys are refetched', async () => {
     const fetched = as.jwksFetches();
@@ -225,6 +280,150 @@ describe('the issuer’s keys', () => {
   });
 });
 
+describe('browse mode with per-tool scopes', () => {
+  let browse: HttpBridgeProcess;
+  beforeAll(async () => {
+    const config = join(dir, 'browse.json');
+    // A catalog tool named like browse mode's own, and one whose name cannot be a scope.
+    const catalog = [{ command: ECHO }, { command: ECHO, name: 'twylt_call' }, { command: ECHO, name: '\u00e9cho\u2603' }, { command: SLEEPER }];
+    writeFileSync(config, JSON.stringify({ tools: catalog }));
+    browse = await startHttpBridge(['--catalog', 'browse', '--auth-issuer', as.issuer, '--auth-scope', 'mcp', '--auth-tool-scopes', '--config', config], { SLEEPER_LOG: starts });
+  }, 60_000);
+  afterAll(() => browse?.stop());
+
+  const token = (scope: string) => forged({ aud: browse.url, scope });
+  const browseCall = async (scope: string, name: string, id = 3) =>
+    callTool(browse.url, await token(scope), 'twylt_call', { name, arguments: name === 'sleeper' ? { action: 'wait' } : { text: 'hi' } }, id);
+  const listed = async (scope: string) => {
+    const answer = await callTool(browse.url, await token(scope), 'twylt_list', {});
+    expect(answer.status).toBe(200);
+    return (sseMessages(answer.body)[0]!.result.structuredContent.tools as Array<{ name: string }>).map((tool) => tool.name).sort();
+  };
+
+  it('twylt_list shows the caller’s tools, and twylt_call runs them', async () => {
+    expect(await listed('mcp tools:echo')).toEqual(['echo']);
+    expect(await listed('mcp tools:twylt_call')).toEqual(['twylt_call']);
+    expect(await listed('mcp tools:*')).toEqual(['echo', 'sleeper', 'twylt_call', '\u00e9cho\u2603']);
+    const answer = await browseCall('mcp tools:echo', 'echo');
+    expect(answer.status).toBe(200);
+    expect(sseMessages(answer.body)[0]!.result.structuredContent).toEqual({ text: 'hi' });
+  });
+
+  it('a forbidden inner tool is the 403 step-up of a direct call, naming tools:<inner>; tools:twylt_call grants only the tool of that name', async () => {
+    const before = lineCount(starts);
+    const sleeper = await browseCall('mcp tools:echo', 'sleeper', 9);
+    expect(sleeper.status).toBe(403);
+    expect(challengeOf(sleeper.headers['www-authenticate'])).toMatchObject({ error: 'insufficient_scope', scope: 'mcp tools:sleeper tools:echo' });
+    expect(JSON.parse(sleeper.body)).toMatchObject({ id: 9, error: { message: 'the token grants no access to the tool "sleeper"' } });
+    const outer = await browseCall('mcp tools:twylt_call', 'sleeper');
+    expect(outer.status).toBe(403);
+    expect(challengeOf(outer.headers['www-authenticate']).scope).toBe('mcp tools:sleeper tools:twylt_call');
+    const named = await browseCall('mcp tools:echo', 'twylt_call');
+    expect(challengeOf(named.headers['www-authenticate']).scope).toBe('mcp tools:twylt_call tools:echo');
+    expect((await browseCall('mcp tools:twylt_call', 'twylt_call')).status).toBe(200);
+    expect(lineCount(starts)).toBe(before);
+  });
+
+  it('a tool whose name cannot be a scope is reached with tools:* only, and its 403 names tools:* in plain ASCII', async () => {
+    const refused = await browseCall('mcp tools:echo', '\u00e9cho\u2603');
+    expect(refused.status).toBe(403);
+    expect(challengeOf(refused.headers['www-authenticate']).scope).toBe('mcp tools:* tools:echo');
+    expect((await browseCall('mcp tools:*', '\u00e9cho\u2603')).status).toBe(200);
+    const metadata = JSON.parse((await rawRequest(`${browse.base}/.well-known/oauth-protected-resource/mcp`, { method: 'GET' })).body);
+    expect(metadata.scopes_supported).toEqual(['mcp', 'tools:*', 'tools:echo', 'tools:twylt_call', 'tools:sleeper']);
+    // Unknown inner names are the model's mistake, answered as such, never a header.
+    const unknown = await browseCall('mcp tools:echo', 'nothing\u2603');
+    expect(unknown.status).toBe(200);
+    expect(sseMessages(unknown.body)[0]!.result.isError).toBe(true);
+  });
+});
+
+describe('introspection of JWTs, and an introspection endpoint that fails', () => {
+  /** A stand-in introspection endpoint: tokens it was told are revoked are inactive; `refusing`, it answers 401 (a wrong client secret). */
+  let stub: HttpServer;
+  let stubUrl: string;
+  let refusing = false;
+  const revoked = new Set<string>();
+  let revocable: HttpBridgeProcess;
+  beforeAll(async () => {
+    stub = createHttpServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      request.on('end', () => {
+        if (refusing) return void response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"invalid_client"}');
+        const token = new URLSearchParams(body).get('token') ?? '';
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ active: !revoked.has(token) }));
+      });
+    });
+    await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
+    stubUrl = `http://127.0.0.1:${(stub.address() as AddressInfo).port}/introspect`;
+    const clientFile = join(dir, 'stub-client.json');
+    writeFileSync(clientFile, JSON.stringify({ client_id: 'bridge', client_secret: 'bridge-secret-0123456789' }));
+    revocable = await startHttpBridge(
+      ['--auth-issuer', as.issuer, '--auth-introspection', stubUrl, '--auth-client-file', clientFile, '--auth-introspect-jwt', '0', ...tools(ECHO)],
+      {},
+    );
+  }, 60_000);
+  afterAll(async () => {
+    await revocable?.stop();
+    await new Promise<void>((resolve) => stub?.close(() => resolve()));
+  });
+
+  const echo = (token: string, id: number | string = 1) => callTool(revocable.url, token, 'echo', { text: 'hi' }, id);
+
+  it('a JWT revoked at the authorization server is refused at once (--auth-introspect-jwt 0)', async () => {
+    const token = await forged({ aud: revocable.url });
+    expect((await echo(token)).status).toBe(200);
+    revoked.add(token);
+    const answer = await echo(token);
+    expect(answer.status).toBe(401);
+    expect(challengeOf(answer.headers['www-authenticate'])).toMatchObject({ error: 'invalid_token' });
+    expect(JSON.parse(answer.body).error.message).toMatch(/not active/);
+  });
+
+  it('the endpoint refusing the bridge’s client is a 503 without invalid_token or its address; the log has both', async () => {
+    refusing = true;
+    try {
+      const answer = await echo(await forged({ aud: revocable.url }), 'r-1');
+      expect(answer.status).toBe(503);
+      expect(answer.headers['www-authenticate']).toBeUndefined();
+      expect(answer.headers['retry-after']).toBe('5');
+      expect(answer.body).not.toContain('invalid_token');
+      expect(answer.body).not.toContain(stubUrl);
+      expect(JSON.parse(answer.body)).toMatchObject({ id: 'r-1', error: { message: 'the access token cannot be checked now (the authorization server is unavailable); try again later' } });
+      const shown = docBlocks().find((body) => body.includes('HTTP/1.1 503'))!;
+      expect(shown).toContain(`HTTP/1.1 503 ${STATUS_CODES[503]}\nRetry-After: ${answer.headers['retry-after']}\n`);
+      expect(readDoc('docs/mcp.md').replace(/\s+/g, ' ')).toContain(`\`${JSON.parse(answer.body).error.message}\``);
+      await waitFor(() => revocable.events().some((event) => event.event === 'refused' && event.status === 503), 'the refused line');
+      expect(revocable.events().find((event) => event.event === 'refused' && event.status === 503)).toMatchObject({
+        kind: 'introspection_unavailable',
+        detail: `introspection at ${stubUrl} answered HTTP 401`,
+      });
+    } finally {
+      refusing = false;
+    }
+  });
+
+  it('a client secret the endpoint refuses stops the start (exit 1), saying what to check', async () => {
+    const wrong = join(dir, 'wrong-client.json');
+    writeFileSync(wrong, JSON.stringify({ client_id: CLIENTS.introspector.id, client_secret: 'not-the-secret-0123456789' }));
+    const introspection = `${as.issuer}/token/introspection`;
+    const result = await run([process.execPath, BRIDGE_CLI, '--http', '127.0.0.1:0', '--auth-issuer', as.issuer, '--auth-introspection', introspection, '--auth-client-file', wrong, ...tools(ECHO)], {
+      env: bridgeEnv(),
+      cleanEnv: true,
+      timeoutMs: 30_000,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `twylt-mcp: cannot start:\ntwylt-mcp: OAuth: the introspection endpoint ${introspection} refused the client "introspector" (HTTP 401): ` +
+        'check the client_id and client_secret of --auth-client-file, and that this client may introspect tokens\n',
+    );
+    expect(result.stderr).not.toContain('not-the-secret');
+    const shown = docBlocks().find((body) => body.includes('refused the client'))!;
+    expect(result.stderr).toBe(shown.replace('https://sso.example.com/realms/acme/protocol/openid-connect/token/introspect', introspection).replace('"twylt-mcp"', '"introspector"'));
+  });
+});
+
 describe('the MCP SDK’s OAuth client', () => {
   it('client credentials: gets its token by itself, and calls the tools its scopes grant', async () => {
     // The SDK asks for the scopes its client metadata names (not those of a 401 or 403).
@@ -240,29 +439,53 @@ describe('the MCP SDK’s OAuth client', () => {
     await client.close();
   });
 
-  it('signs in (authorization code with PKCE), steps up to a tool’s scope when refused, and calls it', async () => {
+  it('signs in once (authorization code with PKCE, a refresh token kept) for the scopes of the 401, and reaches the tools granted', async () => {
     const provider = new TestOAuthClient();
     const first = new StreamableHTTPClientTransport(new URL(bridge.url), { authProvider: provider });
     // The 401 sends the client through the metadata to the authorization server's sign-in.
     await expect(new Client({ name: 'oauth-test', version: '0.0.0' }).connect(first)).rejects.toThrow(UnauthorizedError);
     expect(provider.authorizationUrl?.searchParams.get('resource')).toBe(bridge.url);
     expect(provider.authorizationUrl?.searchParams.get('code_challenge_method')).toBe('S256');
+    // What the 401 names is what the SDK asks for: the required scope and every tool's.
+    expect(provider.authorizationUrl?.searchParams.get('scope')).toBe(SIGN_IN_SCOPE);
     await first.finishAuth(await signedInCode(provider));
+    expect(provider.saved?.refresh_token).toBeTruthy();
     // Signed in: the SDK's way on is a new transport, which takes the saved token.
     const transport = new StreamableHTTPClientTransport(new URL(bridge.url), { authProvider: provider });
     const client = new Client({ name: 'oauth-test', version: '0.0.0' });
     await client.connect(transport);
-    expect((await client.listTools()).tools).toEqual([]); // the token grants "mcp" only
-    // The echo's 403 asks for its scope: the client goes through the sign-in again for it.
-    await expect(client.callTool({ name: 'echo', arguments: { text: 'x' } })).rejects.toThrow(UnauthorizedError);
-    expect(provider.authorizationUrl?.searchParams.get('scope')).toBe('mcp tools:echo');
-    await transport.finishAuth(await signedInCode(provider));
+    expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['echo', 'sleeper']);
+    // With a refresh token, the SDK answers a 403 by refreshing, which keeps the scope it had:
+    // had the first sign-in asked for "mcp" only, this call would end in "403 after trying upscoping".
     const result = await client.callTool({ name: 'echo', arguments: { text: 'signed in' } });
     expect(result.structuredContent).toEqual({ text: 'signed in' });
+    // An access token gone bad is replaced with the refresh token, no sign-in.
+    const signIns = provider.authorizations;
+    provider.saved = { ...provider.saved!, access_token: 'worn-out-0123456789' };
+    expect((await client.callTool({ name: 'echo', arguments: { text: 'refreshed' } })).structuredContent).toEqual({ text: 'refreshed' });
+    expect(provider.authorizations).toBe(signIns);
     tokensSeen.push(provider.saved!.access_token);
     await waitFor(() => bridge.events().some((event) => event.event === 'call' && event.sub === 'alice'), 'the call line of alice');
     const line = bridge.events().find((event) => event.event === 'call' && event.sub === 'alice')!;
     expect(line).toMatchObject({ tool: 'echo', outcome: 'ok', sub: 'alice', client_id: CLIENTS.app.id });
+    await client.close();
+  }, 60_000);
+
+  it('a client without a refresh token steps up to a tool’s scope when refused, keeping the scopes it had', async () => {
+    const provider = new TestOAuthClient();
+    // A token narrower than a sign-in of this bridge asks for (got elsewhere), and no refresh token.
+    provider.saved = { access_token: await machineToken('mcp tools:echo'), token_type: 'Bearer' };
+    const transport = new StreamableHTTPClientTransport(new URL(bridge.url), { authProvider: provider });
+    const client = new Client({ name: 'oauth-test', version: '0.0.0' });
+    await client.connect(transport);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['echo']);
+    // The sleeper's 403 asks for its scope and the echo's: the client signs in again for both.
+    await expect(client.callTool({ name: 'sleeper', arguments: { action: 'wait' } })).rejects.toThrow(UnauthorizedError);
+    expect(provider.authorizationUrl?.searchParams.get('scope')).toBe('mcp tools:sleeper tools:echo');
+    await transport.finishAuth(await signedInCode(provider));
+    expect((await client.callTool({ name: 'sleeper', arguments: { action: 'wait', note: 'stepped up' } })).structuredContent).toMatchObject({ note: 'stepped up' });
+    expect((await client.callTool({ name: 'echo', arguments: { text: 'kept' } })).structuredContent).toEqual({ text: 'kept' });
+    tokensSeen.push(provider.saved!.access_token);
     await client.close();
   }, 60_000);
 });
@@ -300,6 +523,41 @@ describe('a tool never sees the token', () => {
     const signature = token.split('.').at(-1)!;
     expect(environment).not.toContain(signature);
     expect(argv).not.toContain(signature);
+  });
+});
+
+describe('docs/mcp.md shows the answers as the bridge sends them', () => {
+  it('each refusal of the table: its status line and WWW-Authenticate header, byte for byte', async () => {
+    const table = docBlocks().find((body) => body.startsWith('no token\nHTTP/1.1 401'));
+    expect(table).toBeDefined();
+    const cases = table!.trim().split('\n\n').map((text) => text.split('\n'));
+    const answers: Record<string, () => Promise<Awaited<ReturnType<typeof callSleeper>>>> = {
+      'no token': () => callSleeper(undefined),
+      'a token that is not valid': async () => callSleeper(await forged({ iat: now() - 600, exp: now() - 120 })),
+      'a valid token without a required scope': async () => callSleeper(await machineToken('tools:echo')),
+      'a call of a tool the token has no scope for': async () => callSleeper(await machineToken('mcp tools:echo')),
+    };
+    let compared = 0;
+    for (const [label, status, ...headers] of cases) {
+      const make = Object.entries(answers).find(([start]) => label!.startsWith(start))?.[1];
+      if (!make) continue; // the 503: shown by the introspection tests below
+      const answer = await make();
+      expect(status).toBe(`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}`);
+      expect(headers.map(asHere)).toEqual([`WWW-Authenticate: ${answer.headers['www-authenticate']}`]);
+      compared += 1;
+    }
+    expect(compared).toBe(Object.keys(answers).length);
+  });
+
+  it('the start-up error of an issuer that cannot be discovered, as printed', async () => {
+    const shown = docBlocks().find((body) => body.includes('cannot discover the authorization server'));
+    const result = await run([process.execPath, BRIDGE_CLI, '--http', '127.0.0.1:0', '--auth-issuer', `${as.issuer}/realms/acme`, ...tools(ECHO)], {
+      env: bridgeEnv(),
+      cleanEnv: true,
+      timeoutMs: 30_000,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(asHere(shown!));
   });
 });
 
@@ -377,7 +635,7 @@ class TestOAuthClient implements OAuthClientProvider {
     return REDIRECT_URI;
   }
   get clientMetadata(): OAuthClientMetadata {
-    return { redirect_uris: [REDIRECT_URI], client_name: 'oauth-test', grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+    return { redirect_uris: [REDIRECT_URI], client_name: 'oauth-test', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
   }
   clientInformation(): OAuthClientInformationMixed {
     return { client_id: CLIENTS.app.id };
@@ -388,8 +646,11 @@ class TestOAuthClient implements OAuthClientProvider {
   saveTokens(tokens: OAuthTokens): void {
     this.saved = tokens;
   }
+  /** How many times the client was sent to sign in. */
+  authorizations = 0;
   redirectToAuthorization(url: URL): void {
     this.authorizationUrl = url;
+    this.authorizations += 1;
   }
   saveCodeVerifier(verifier: string): void {
     this.verifier = verifier;

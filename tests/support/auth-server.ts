@@ -15,7 +15,7 @@ import { Provider } from 'oidc-provider';
 export const RESOURCE_SCOPES = ['mcp', 'tools:*', 'tools:echo', 'tools:sleeper'];
 export const REDIRECT_URI = 'http://127.0.0.1/callback';
 
-/** The registered clients: `machine*` use client credentials, `app` the code flow with PKCE. */
+/** The registered clients: `machine*` use client credentials, `app` the code flow with PKCE (and gets refresh tokens). */
 export const CLIENTS = {
   /** May ask for every scope. */
   machine: { id: 'machine', secret: 'machine-secret-0123456789abcdef' },
@@ -76,7 +76,7 @@ export async function startAuthServer(): Promise<AuthServer> {
         { client_id: CLIENTS.machine.id, client_secret: CLIENTS.machine.secret, grant_types: ['client_credentials'], response_types: [], redirect_uris: [] },
         { client_id: CLIENTS.opaque.id, client_secret: CLIENTS.opaque.secret, grant_types: ['client_credentials'], response_types: [], redirect_uris: [] },
         { client_id: CLIENTS.introspector.id, client_secret: CLIENTS.introspector.secret, grant_types: [], response_types: [], redirect_uris: [] },
-        { client_id: CLIENTS.app.id, token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code'], redirect_uris: [REDIRECT_URI] },
+        { client_id: CLIENTS.app.id, token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], redirect_uris: [REDIRECT_URI] },
       ],
       jwks,
       clientDefaults: { id_token_signed_response_alg: 'ES256' },
@@ -86,6 +86,8 @@ export async function startAuthServer(): Promise<AuthServer> {
       ttl: { AccessToken: 300, ClientCredentials: 300, Grant: 600, Interaction: 600, Session: 600 },
       findAccount: (_ctx: unknown, sub: string) => ({ accountId: sub, claims: () => ({ sub }) }),
       pkce: { required: () => true },
+      // As most providers do for an interactive client: a refresh token, without asking for offline_access.
+      issueRefreshToken: (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) => client.grantTypeAllowed('refresh_token'),
       features: {
         devInteractions: { enabled: true },
         clientCredentials: { enabled: true },

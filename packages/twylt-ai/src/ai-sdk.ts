@@ -13,15 +13,33 @@
  *   `json` output a JsonNumber would not survive: ai 7 round-trips it through JSON.parse,
  *   and ai 6's prompt check copies it into a plain object when messages are sent again.)
  */
-import { jsonSchema, type JSONSchema7, type Tool, type ToolExecutionOptions } from 'ai';
+import { jsonSchema, type JSONSchema7, type Tool } from 'ai';
 import type { ToolEntryLike } from 'twylt/toolset';
 import { agentTools, type AgentTool, type AgentToolsOptions } from './agent-tools.js';
 import { issueLines } from 'twylt/toolset';
 
 export type TwyltToolsOptions = AgentToolsOptions;
 
-/** A TWYLT tool for the AI SDK: input is a JSON object, output whatever the tool publishes. */
-export type TwyltAiTool = Tool<Record<string, unknown>, unknown>;
+/**
+ * What `execute` reads of its second argument, when it is called directly (in a test, say).
+ * The SDK passes more; ai 7's options also require a `context`, which these tools never use.
+ */
+export interface TwyltExecuteOptions {
+  toolCallId?: string;
+  messages?: readonly unknown[];
+  /** Kills the tool's process tree when it fires. */
+  abortSignal?: AbortSignal;
+}
+
+/**
+ * A TWYLT tool for the AI SDK: input is a JSON object, output whatever the tool publishes.
+ * Its `execute` is always there, and may be called with the SDK's options or with
+ * TwyltExecuteOptions (or none), under ai 6 and ai 7 alike: the type names no option type
+ * of either major.
+ */
+export type TwyltAiTool = Tool<Record<string, unknown>, unknown> & {
+  execute(input: Record<string, unknown>, options?: TwyltExecuteOptions): Promise<unknown>;
+};
 
 /**
  * Describe every entry at once; resolve to an AI SDK tool set keyed by each tool's
@@ -59,8 +77,8 @@ export function aiTool(tool: AgentTool): TwyltAiTool {
     // Checked by the client on every call already.
     outputSchema: jsonSchema(tool.outputSchema as JSONSchema7),
     ...(tool.examples.length > 0 ? { inputExamples: tool.examples.map((input) => ({ input })) } : {}),
-    execute: async (input: Record<string, unknown>, options: ToolExecutionOptions) => {
-      const { output, text } = await tool.run(input, { signal: options.abortSignal });
+    execute: async (input: Record<string, unknown>, options?: TwyltExecuteOptions) => {
+      const { output, text } = await tool.run(input, { signal: options?.abortSignal });
       if (typeof output === 'object' && output !== null) texts.set(output, text);
       return output;
     },

@@ -6,7 +6,7 @@
  *
  * `describeForAgents` gives the same tools without the AI SDK, for other frameworks.
  */
-export { aiTool, twyltTool, twyltTools, type TwyltAiTool, type TwyltToolsOptions } from './ai-sdk.js';
+export { aiTool, twyltTool, twyltTools, type TwyltAiTool, type TwyltExecuteOptions, type TwyltToolsOptions } from './ai-sdk.js';
 export { TOOL_NAME_PATTERN, describeForAgents, type AgentResult, type AgentTool, type AgentToolsOptions } from './agent-tools.js';
 export { TwyltCallError, type FailureKind } from './error.js';
 export { ConfigError, SpecCache, ToolsetError, readConfig, type ToolEntry, type ToolEntryLike } from 'twylt/toolset';

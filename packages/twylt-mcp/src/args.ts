@@ -63,6 +63,8 @@ export interface AuthPlan {
   clientFile?: string;
   toolScopes: boolean;
   jwksCooldownMs?: number;
+  /** --auth-introspect-jwt SECONDS: introspect JWTs too, each answer kept this long. */
+  introspectJwtSeconds?: number;
 }
 
 /** The bridge's own flags beside the toolset's (TOOLSET_OPTIONS), in help order. */
@@ -152,6 +154,9 @@ OAuth 2.1 (HTTP mode, instead of a token):
   --auth-introspection URL check opaque tokens at this RFC 7662 endpoint
   --auth-client-file FILE  the introspection client's credentials:
                            {"client_id": "...", "client_secret": "..."}
+  --auth-introspect-jwt SECONDS
+                           introspect JWTs too, so that a revoked one is refused;
+                           each answer is kept SECONDS (0: ask every time)
   --auth-jwks-cooldown-ms MS
                            after fetching the issuer's keys, how long a token with an
                            unknown key id waits before it may fetch them again
@@ -165,7 +170,7 @@ Examples:
 /** Options that only mean something with --http. */
 const HTTP_ONLY = ['token-file', 'allow-origin', 'allow-host', 'max-body-bytes', 'grace-ms', 'log-input', 'auth-issuer'] as const;
 /** Options that only mean something with --auth-issuer. */
-const AUTH_ONLY = ['auth-resource', 'auth-scope', 'auth-tool-scopes', 'auth-introspection', 'auth-client-file', 'auth-jwks-cooldown-ms'] as const;
+const AUTH_ONLY = ['auth-resource', 'auth-scope', 'auth-tool-scopes', 'auth-introspection', 'auth-client-file', 'auth-jwks-cooldown-ms', 'auth-introspect-jwt'] as const;
 
 export function parseCli(argv: readonly string[]): CliPlan {
   let split;
@@ -192,6 +197,7 @@ export function parseCli(argv: readonly string[]): CliPlan {
         'auth-introspection': { type: 'string' },
         'auth-client-file': { type: 'string' },
         'auth-jwks-cooldown-ms': { type: 'string' },
+        'auth-introspect-jwt': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'V' },
       },
@@ -238,6 +244,7 @@ export function parseCli(argv: readonly string[]): CliPlan {
       const introspection = values['auth-introspection'];
       const clientFile = values['auth-client-file'];
       if ((introspection === undefined) !== (clientFile === undefined)) throw new UsageError('--auth-introspection and --auth-client-file go together');
+      if (values['auth-introspect-jwt'] !== undefined && introspection === undefined) throw new UsageError('--auth-introspect-jwt needs --auth-introspection URL');
       plan.http.auth = {
         issuer: checkedUrl('--auth-issuer', values['auth-issuer'], authServerUrl),
         resource: values['auth-resource'] === undefined ? undefined : checkedUrl('--auth-resource', values['auth-resource'], resourceUrl),
@@ -246,6 +253,7 @@ export function parseCli(argv: readonly string[]): CliPlan {
         clientFile,
         toolScopes: values['auth-tool-scopes'] ?? false,
         jwksCooldownMs: duration('--auth-jwks-cooldown-ms', values['auth-jwks-cooldown-ms'], 0),
+        introspectJwtSeconds: count('--auth-introspect-jwt', values['auth-introspect-jwt'], 0),
       };
       const scope = plan.http.auth.scopes.find((word) => !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(word));
       if (scope !== undefined) throw new UsageError(`--auth-scope: ${JSON.stringify(scope)} is not a scope (printable characters, no space, quote or backslash)`);

@@ -38,11 +38,13 @@ import {
   type AccessPolicy,
   type Authenticator,
   type Caller,
+  type Denial,
   type OAuthOptions,
   type ResourceServer,
 } from 'twylt/server';
 import { CallLimiter, isRecord, type ToolEntry } from 'twylt/toolset';
 import { normalizeOrigin } from './args.js';
+import { CALL_TOOL } from './catalog.js';
 import { openExchange, type Exchange } from './exchange.js';
 import type { CatalogMode } from './args.js';
 import { invalidParamsAnswer } from './invalid-params.js';
@@ -63,6 +65,16 @@ export const DEFAULT_GRACE_MS = 25_000;
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
 const SERVER_ERROR = -32000;
+
+/**
+ * A request refused before its body was read (no token, a bad one) has its JSON-RPC id
+ * looked up in a body this small at most, declared by Content-Length and arriving within
+ * PEEK_BODY_MS; a larger or slower one is answered with `"id": null` unread.
+ */
+const PEEK_BODY_BYTES = 64 * 1024;
+const PEEK_BODY_MS = 2000;
+/** The longest tool name a log line carries whole; a name nobody serves can be any length. */
+const MAX_LOGGED_NAME_CHARS = 200;
 
 /** The header that carries the correlation id a client gets at initialize (see cancelKey). */
 const SESSION_HEADER = 'mcp-session-id';
@@ -101,7 +113,7 @@ export interface HttpOptions extends RetryOptions {
  * `resource` defaults to the URL the bridge listens on (`http://HOST:PORT/mcp`), on loopback
  * only: beyond, the URL clients reach it at must be given.
  */
-export interface HttpOAuthOptions extends Omit<OAuthOptions, 'resource'> {
+export interface HttpOAuthOptions extends Omit<OAuthOptions, 'resource' | 'offeredScopes'> {
   resource?: string;
   /** A tool needs the scope `tools:NAME` or `tools:*`: tools/list and tools/call per caller. */
   toolScopes?: boolean;
@@ -147,6 +159,12 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const onCall = (caller: Caller) => (record: CallRecord) => events('call', { ...callFields(record, options.logInput ?? false), ...callerFields(caller) });
   const mcpLog = (message: string) => events('mcp', { message });
+  /** Whether a tool of this name is served; the set of names made again only when the tools change. */
+  let names: { of: readonly unknown[]; set: ReadonlySet<string> } | undefined;
+  const isServed = (name: string) => {
+    if (names?.of !== served.current) names = { of: served.current, set: new Set(served.current.map((tool) => tool.definition.name)) };
+    return names.set.has(name);
+  };
 
   const exchanges = new Set<Exchange>();
   /** Requests in progress by `cancelKey`, for `notifications/cancelled`. */
@@ -161,9 +179,17 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
   let resourceServer: ResourceServer | undefined;
   let metadataPaths: readonly string[] = [];
 
-  const refuse = (request: IncomingMessage, response: ServerResponse, status: number, code: number, reason: string, headers: Record<string, string> = {}, caller: Caller = {}) => {
-    events('refused', { status, reason, method: request.method, path: pathOf(request), remote: remoteOf(request), ...callerFields(caller) });
+  const refuse = (request: IncomingMessage, response: ServerResponse, status: number, code: number, reason: string, headers: Record<string, string> = {}) => {
+    events('refused', { status, reason, method: request.method, path: pathOf(request), remote: remoteOf(request) });
     sendError(response, status, code, reason, headers);
+  };
+  /** A request refused for its credential: its kind and caller logged, its id answered. */
+  const deny = (request: IncomingMessage, response: ServerResponse, denial: Denial, caller: Caller | undefined, id: RpcId) => {
+    const { status, kind, reason, detail } = denial;
+    events('refused', { status, kind, reason, ...(detail !== undefined && { detail }), method: request.method, path: pathOf(request), remote: remoteOf(request), ...callerFields(caller ?? {}) });
+    // A 503 is the server's fault: the client's token may be good, so no challenge to sign in again.
+    const headers: Record<string, string> = denial.challenge === undefined ? { 'retry-after': String(RETRY_AFTER_SECONDS) } : { 'www-authenticate': denial.challenge };
+    sendError(response, status, SERVER_ERROR, reason, headers, id);
   };
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -188,7 +214,7 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
     const refusal = checkAccess(request, policy);
     if (refusal) return refuse(request, response, refusal.status, SERVER_ERROR, refusal.reason);
     const { caller, denial } = await authenticator.authenticate(request);
-    if (denial) return refuse(request, response, denial.status, SERVER_ERROR, denial.reason, { 'www-authenticate': denial.challenge });
+    if (denial) return deny(request, response, denial, caller, path === MCP_PATH ? await peekId(request) : null);
     if (path !== MCP_PATH) return refuse(request, response, 404, SERVER_ERROR, `nothing at ${path}; MCP is served at ${MCP_PATH}`);
     // Stateless: there is no session stream to GET and no session to DELETE. MCP clients
     // try the GET after initializing and take 405 as the answer, so it is not logged.
@@ -226,10 +252,11 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
     const messages = Array.isArray(message) ? message : [message];
     // A tool the caller may not call is refused before anything runs, so that a client can
     // ask for the scope (MCP's step-up authorization) and call again.
-    const forbidden = resourceServer && oauth?.toolScopes ? messages.map(calledTool).find((name) => name !== undefined && !mayCallTool(caller, name)) : undefined;
+    // Only a tool of the catalog is named back: any other name is unknown, and answered so by the server below.
+    const forbidden = resourceServer && oauth?.toolScopes ? messages.map((m) => calledTool(m, options.catalog)).find((name) => name !== undefined && isServed(name) && !mayCallTool(caller, name)) : undefined;
     if (forbidden !== undefined) {
-      const scopeDenial = resourceServer!.insufficientScope([toolScope(forbidden)], `the token grants no access to the tool ${JSON.stringify(forbidden)}`);
-      return refuse(request, response, 403, SERVER_ERROR, scopeDenial.reason, { 'www-authenticate': scopeDenial.challenge }, caller);
+      const scopeDenial = resourceServer!.insufficientScope(caller, [toolScope(forbidden) ?? ALL_TOOLS_SCOPE], `the token grants no access to the tool ${JSON.stringify(forbidden)}`);
+      return deny(request, response, scopeDenial, caller, Array.isArray(message) ? null : rpcId(message));
     }
     const session = request.headers[SESSION_HEADER];
     for (const cancel of messages.filter((m) => methodOf(m) === 'notifications/cancelled')) {
@@ -273,9 +300,8 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
       sendError(response, 405, SERVER_ERROR, `${request.method} is not served at ${pathOf(request)}`, { allow: 'GET, HEAD' });
       return;
     }
-    const scopes = oauth?.toolScopes ? [ALL_TOOLS_SCOPE, ...served.current.map((tool) => toolScope(tool.definition.name))] : [];
     response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=300' });
-    response.end(JSON.stringify(server.metadata(scopes)));
+    response.end(JSON.stringify(server.metadata()));
   }
 
   function health(request: IncomingMessage, response: ServerResponse): void {
@@ -306,7 +332,9 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
   }
   if (oauth) {
     try {
-      resourceServer = await createResourceServer({ ...oauth, resource: oauth.resource ?? `http://${hostPort(host, address.port)}${MCP_PATH}` });
+      // The tools' scopes are offered as the tools are served now (a retry may add one later).
+      const offeredScopes = oauth.toolScopes ? () => toolScopes(served.current.map((tool) => tool.definition.name)) : undefined;
+      resourceServer = await createResourceServer({ ...oauth, resource: oauth.resource ?? `http://${hostPort(host, address.port)}${MCP_PATH}`, offeredScopes });
     } catch (error) {
       http.close();
       http.closeAllConnections();
@@ -387,9 +415,45 @@ function cors(response: ServerResponse, origin: string): void {
   response.setHeader('vary', 'Origin');
 }
 
-function sendError(response: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+/** How long a client waits before trying again after a 503 of the token check. */
+const RETRY_AFTER_SECONDS = 5;
+
+/** A JSON-RPC id: a string or a number; null when the request's cannot be told. */
+type RpcId = string | number | null;
+
+function sendError(response: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}, id: RpcId = null): void {
   response.writeHead(status, { 'content-type': 'application/json', ...headers });
-  response.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
+  response.end(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }));
+}
+
+/** The id of a JSON-RPC request, if it has a usable one. */
+function rpcId(message: unknown): RpcId {
+  const id = isRecord(message) ? message.id : undefined;
+  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
+}
+
+/**
+ * The id of a request refused before its body was read, when the body is small and prompt
+ * (PEEK_BODY_BYTES, PEEK_BODY_MS); else null, and the body is left unread.
+ */
+async function peekId(request: IncomingMessage): Promise<RpcId> {
+  const declared = Number(request.headers['content-length']);
+  if (request.method !== 'POST' || !(declared > 0 && declared <= PEEK_BODY_BYTES)) return null;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), PEEK_BODY_MS)));
+  try {
+    const body = await Promise.race([readBody(request, PEEK_BODY_BYTES), late]);
+    return body === undefined ? null : rpcId(JSON.parse(body));
+  } catch {
+    return null;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The scopes of per-tool access: `tools:*`, then one per tool whose name can be a scope. */
+function toolScopes(names: readonly string[]): string[] {
+  return [ALL_TOOLS_SCOPE, ...names.flatMap((name) => toolScope(name) ?? [])];
 }
 
 function pathOf(request: IncomingMessage): string {
@@ -409,10 +473,15 @@ function methodOf(message: unknown): unknown {
   return isRecord(message) ? message.method : undefined;
 }
 
-/** The tool a message calls, if it is a tools/call. */
-function calledTool(message: unknown): string | undefined {
+/**
+ * The catalog tool a message calls, if it is a tools/call: its name, or in browse mode the
+ * name inside a twylt_call (twylt_list calls no tool; it shows a caller its own tools).
+ */
+function calledTool(message: unknown, catalog: CatalogMode | undefined): string | undefined {
   if (methodOf(message) !== 'tools/call' || !isRecord(message) || !isRecord(message.params)) return undefined;
-  return typeof message.params.name === 'string' ? message.params.name : undefined;
+  const { name, arguments: args } = message.params;
+  if (catalog !== 'browse') return typeof name === 'string' ? name : undefined;
+  return name === CALL_TOOL && isRecord(args) && typeof args.name === 'string' ? args.name : undefined;
 }
 
 function idOf(message: unknown): unknown {
@@ -442,9 +511,11 @@ function exactArguments(message: unknown): unknown {
 }
 
 function callFields(record: CallRecord, logInput: boolean): Record<string, unknown> {
-  const { input, durationMs, queuedMs, ...rest } = record;
+  const { input, durationMs, queuedMs, tool, ...rest } = record;
   const round = (ms: number) => Math.round(ms * 10) / 10;
-  return { ...rest, durationMs: round(durationMs), queuedMs: round(queuedMs), ...(logInput ? { input } : {}) };
+  // An unknown tool's name is the caller's text, of any length: cut, and its length said.
+  const logged = tool.length > MAX_LOGGED_NAME_CHARS ? `${tool.slice(0, MAX_LOGGED_NAME_CHARS)}... (${tool.length} characters)` : tool;
+  return { tool: logged, ...rest, durationMs: round(durationMs), queuedMs: round(queuedMs), ...(logInput ? { input } : {}) };
 }
 
 /** Who called, in a log line: the token's `sub` and `client_id`, when it names them. */

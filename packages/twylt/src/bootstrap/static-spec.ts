@@ -17,7 +17,7 @@ export function staticRequirements(metadata: StaticMetadata, toolFile: string): 
   if (isRequirements(declared)) return { tool: declared.tool, format: declared.format, content: declared.content };
   if (declared !== undefined) metadata.notes.push(`${toolFile}: requirements is not an object of three strings {tool, format, content}`);
   if (!metadata.found || declared !== undefined || metadata.unreadable.has('requirements')) return undefined;
-  metadata.notes.push(`${toolFile}: requirements not declared; derived from the nearest package.json`);
+  metadata.notes.push(`${toolFile}: requirements not declared; derived from what its code imports`);
   return defaultRequirements(toolFile);
 }
 

@@ -14,6 +14,7 @@ import { builtinModules, createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BuildOptions as EsbuildOptions, Plugin } from 'esbuild';
+import { builtRequirementsSource } from '../bootstrap/default-requirements.js';
 import { scriptCommand } from '../protocol/runtime.js';
 import type { JsonSpec } from '../tool/hooks.js';
 import { runQuiet } from './child.js';
@@ -87,15 +88,18 @@ export async function buildTool(options: BuildOptions): Promise<BuildResult> {
       throw new BuildError(`Cannot bundle ${entry}:\n${detail ?? (error as Error).message}`);
     }
   };
-  const esm = (contents: string, minified: boolean) =>
-    bundle(contents, { format: 'esm', minify: minified, banner: { js: ESM_BANNER }, plugins: [lazyBuiltins, englishZod] });
+  const esm = (contents: string, minified: boolean, prelude = '') =>
+    bundle(contents, { format: 'esm', minify: minified, banner: { js: `${ESM_BANNER}${prelude}` }, plugins: [lazyBuiltins, englishZod] });
 
   // The probe stays readable: its stack trace is what the author sees if the tool fails to load.
-  const spec = await askSpec(entry, (await esm(runBuiltSource(undefined, `() => import(${JSON.stringify(entry)})`), false)).code);
+  // Its default requirements are read from the tool's own files, not from the probe bundle.
+  const probe = await esm(runBuiltSource(undefined, `() => import(${JSON.stringify(entry)})`), false, `\n${builtRequirementsSource({ entryFile: entry })}`);
+  const spec = await askSpec(entry, probe.code);
   if (runtime !== 'node' && compiler !== undefined) {
     // The tool as it is, bundled: it answers describe itself, so the self-check proves that
-    // its module loads and describes itself under that runtime as it did here.
-    const { code } = await esm(`import ${JSON.stringify(entry)};`, minify);
+    // its module loads and describes itself under that runtime as it did here. Requirements
+    // it derives from its files are the build's: inside the executable there are no files.
+    const { code } = await esm(`import ${JSON.stringify(entry)};`, minify, `\n${builtRequirementsSource({ requirements: spec.requirements })}`);
     await mkdir(dirname(outfile), { recursive: true });
     const temporary = await checkedProduct(outfile, spec, `${runtime} executable`, compiledProduct(runtime, compiler, code));
     await publish(temporary, outfile, 0o755);
@@ -271,7 +275,7 @@ function installHint(kind: string | undefined, missing: string[]): string {
 
 /**
  * Runs the first bundle once for `describe json_spec`. It runs beside the source, so that
- * everything the answer depends on (the nearest package.json for default requirements) is
+ * everything the answer depends on (the installed packages for default requirements) is
  * what the unbuilt tool sees.
  */
 async function askSpec(entry: string, code: string): Promise<JsonSpec> {

@@ -46,10 +46,45 @@ async function checkDescribes(command: string[], spec: JsonSpec, what: string): 
   } catch {
     described = undefined;
   }
-  if (result.code !== 0 || result.stderr !== '' || JSON.stringify(described) !== JSON.stringify(spec)) {
-    const why = result.code !== 0 || result.timedOut ? `exit ${result.code ?? 'on time-out'}` : result.stderr !== '' ? 'it wrote to stderr' : 'its json_spec differs from the build\'s';
+  if (result.code !== 0 || result.timedOut || result.stderr !== '') {
+    const why = result.code !== 0 || result.timedOut ? `exit ${result.code ?? 'on time-out'}` : 'it wrote to stderr';
     throw new BuildError(`The ${what} was built but does not run as the tool (${why}); nothing was written:\n${tail(result)}`);
   }
+  const differences = described === undefined ? ['$ (not JSON)'] : differingPaths(spec, described);
+  if (differences.length === 0 && JSON.stringify(described) !== JSON.stringify(spec)) differences.push('$ (the order of keys)');
+  if (differences.length > 0) {
+    const shown = differences.slice(0, MAX_SHOWN).join(', ') + (differences.length > MAX_SHOWN ? `, and ${differences.length - MAX_SHOWN} more` : '');
+    throw new BuildError(`The ${what} was built but does not describe the tool as the build did; nothing was written. Its json_spec differs at: ${shown}`);
+  }
+}
+
+const MAX_SHOWN = 5;
+
+/**
+ * The JSON paths at which `actual` differs from `expected` (`requirements.content`,
+ * `inputSchema.properties.text.type`, `few_shots[0]`), each with both values in brief:
+ * a self-check names what differs instead of printing two whole specs.
+ */
+export function differingPaths(expected: unknown, actual: unknown, path = '$'): string[] {
+  if (isObject(expected) && isObject(actual)) {
+    const keys = [...new Set([...Object.keys(expected), ...Object.keys(actual)])];
+    return keys.flatMap((key) => differingPaths(expected[key], actual[key], `${path}${/^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`}`));
+  }
+  if (Array.isArray(expected) && Array.isArray(actual)) {
+    const length = Math.max(expected.length, actual.length);
+    return Array.from({ length }, (_, i) => differingPaths(expected[i], actual[i], `${path}[${i}]`)).flat();
+  }
+  return JSON.stringify(expected) === JSON.stringify(actual) ? [] : [`${path} (build: ${brief(expected)}, ran: ${brief(actual)})`];
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function brief(value: unknown): string {
+  if (value === undefined) return 'absent';
+  const text = JSON.stringify(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
 /** The end of a child's output, for an error message. */

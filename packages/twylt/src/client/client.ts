@@ -174,7 +174,7 @@ export class TwyltClient {
     if (warm) {
       result = await this.#run([], { ...options, stdin: payload.slice(1), started: warm });
       // Gone before it took the input (it died as the call arrived): a cold start instead.
-      if (result.stdinRefused) result = undefined;
+      if (result.stdinRefused || killedUnheard(result)) result = undefined;
     }
     const transport = result ? 'stdin' : cold;
     if (transport === 'file') {
@@ -257,6 +257,17 @@ export class TwyltClient {
     const issues = (await schemaValidator(schema))(value);
     if (issues.length > 0) throw new SchemaMismatchError(this.command, side, issues, side === 'output' ? value : undefined, result);
   }
+}
+
+/**
+ * A warm process killed from outside (SIGKILL, SIGTERM: never by this client, whose kills
+ * reject) before it said a word. The write cannot tell: a process whose threads are still
+ * being torn down keeps its stdin open, so the input lands in a pipe nobody will read, and
+ * its death is observed only after. Taken for a death before the call (ADR 0026); a tool
+ * this input really kills is killed again by the cold call, which reports it.
+ */
+function killedUnheard(result: ProcessResult): boolean {
+  return (result.signal === 'SIGKILL' || result.signal === 'SIGTERM') && result.stdout === '' && result.stderr === '';
 }
 
 /** Shorthand for `new TwyltClient(command, options)`. */

@@ -28,12 +28,14 @@ import { CallLimiter, QueueFullError } from '../toolset/limiter.js';
 import { HttpError, defaultTransport, parseCallRequest, parseDescribeRequest, runCall, runDescribe } from './calls.js';
 import { CallHistory } from './history.js';
 import { PAGE, loadAssets, refusalPage } from './page.js';
-import { TOKEN_FRAGMENT, type ToolInfo } from './types.js';
+import { TOKEN_FRAGMENT, type ToolInfo, type ToolsResponse } from './types.js';
 
 export interface InspectorOptions {
   tools: readonly DescribedTool[];
   /** Describe the tools again, for the page's Reload button; `signal` stops it, killing the tools. */
   reload: (signal: AbortSignal) => Promise<DescribedTool[]>;
+  /** The tools left out now (see ToolsResponse.leftOut); asked at each listing. */
+  leftOut?: () => readonly string[];
   host: string;
   /** 0 picks a free port. */
   port: number;
@@ -118,6 +120,8 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     category: categoryOf(tool.runner.entry),
   });
 
+  const listing = (): ToolsResponse => ({ tools: [...tools.values()].map(toolInfo), leftOut: [...(options.leftOut?.() ?? [])] });
+
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     if (!access) return send(response, 503, 'text/plain', 'starting\n');
     const url = new URL(request.url ?? '/', 'http://inspect.invalid');
@@ -151,7 +155,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
         return send(response, 200, asset.type, asset.body);
       }
       case 'GET /api/tools':
-        return sendJson(response, 200, { tools: [...tools.values()].map(toolInfo) });
+        return sendJson(response, 200, listing());
       case 'GET /api/history':
         return sendJson(response, 200, { calls: history.list() });
       case 'POST /api/call': {
@@ -185,7 +189,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
         } finally {
           reloading = false;
         }
-        return sendJson(response, 200, { tools: [...tools.values()].map(toolInfo) });
+        return sendJson(response, 200, listing());
       }
     }
     const known = ['/', '/ui/app.js', '/ui/app.css', '/api/tools', '/api/history', '/api/call', '/api/describe', '/api/reload'];

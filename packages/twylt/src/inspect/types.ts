@@ -28,6 +28,11 @@ export interface ToolInfo {
 
 export interface ToolsResponse {
   tools: ToolInfo[];
+  /**
+   * The tools found or given but not served, each as one line saying which and why (a scan's
+   * `failed` or `needs_install` tool, one that could not be described): the page lists them.
+   */
+  leftOut: string[];
 }
 
 /**

@@ -17,16 +17,29 @@ export interface Caller {
   scopes?: readonly string[];
 }
 
-/** A request refused for its credential: 401 (none, or not valid) or 403 (valid, not enough). */
+/**
+ * Why a request was refused, in one short stable word, for counting (metrics, alerts).
+ * The `_unavailable` kinds are the server's fault, not the caller's: the token may be good.
+ */
+export type DenialKind = 'missing_token' | 'invalid_token' | 'insufficient_scope' | 'sender_constrained' | 'introspection_unavailable' | 'keys_unavailable';
+
+/**
+ * A request refused for its credential: 401 (none, or not valid), 403 (valid, not enough),
+ * or 503 (it cannot be checked now: the authorization server is down or refuses us).
+ */
 export interface Denial {
-  status: 401 | 403;
-  /** For the log and the JSON-RPC error; never quotes the credential. */
+  status: 401 | 403 | 503;
+  kind: DenialKind;
+  /** For the log and the JSON-RPC error; never quotes the credential, never names an internal address. */
   reason: string;
-  /** The `WWW-Authenticate` header of the answer. */
-  challenge: string;
+  /** For the operator's log only: what the caller is not told (an internal URL, the fault). */
+  detail?: string;
+  /** The `WWW-Authenticate` header of the answer (none with a 503: the credential is not at fault). */
+  challenge?: string;
 }
 
-export type Authentication = { caller: Caller; denial?: undefined } | { denial: Denial; caller?: undefined };
+/** A denial may name the caller: a valid token that grants too little (403) still says whose it is. */
+export type Authentication = { caller: Caller; denial?: undefined } | { denial: Denial; caller?: Caller };
 
 export interface Authenticator {
   /** The caller a request's credential proves, or why it is refused. */
@@ -40,9 +53,15 @@ export function bearerToken(request: IncomingMessage): string | undefined {
 
 /** One shared secret, in the `Authorization` header (TWYLT_MCP_TOKEN). */
 export function tokenAuthenticator(token: string): Authenticator {
-  const denial: Denial = { status: 401, reason: 'a valid token is required', challenge: 'Bearer realm="twylt-mcp"' };
+  const challenge = 'Bearer realm="twylt-mcp"';
+  const missing: Denial = { status: 401, kind: 'missing_token', reason: 'a valid token is required', challenge };
+  const invalid: Denial = { ...missing, kind: 'invalid_token' };
   return {
-    authenticate: async (request) => (tokenMatches(bearerToken(request), token) ? { caller: {} } : { denial }),
+    authenticate: async (request) => {
+      const given = bearerToken(request);
+      if (tokenMatches(given, token)) return { caller: {} };
+      return { denial: given === undefined ? missing : invalid };
+    },
   };
 }
 

@@ -7,7 +7,7 @@
 export { checkAccess, createToken, hostPort, hostsFor, isLoopback, originsFor, tokenMatches, tokenOf } from './access.js';
 export type { AccessPolicy, Refusal } from './access.js';
 export { anyone, bearerToken, tokenAuthenticator } from './authenticator.js';
-export type { Authentication, Authenticator, Caller, Denial } from './authenticator.js';
+export type { Authentication, Authenticator, Caller, Denial, DenialKind } from './authenticator.js';
 export * from './oauth/index.js';
 export { BodyTooLargeError, MAX_JSON_DEPTH, parseBoundedJson, readBody } from './body.js';
 export { DEFAULT_HOST, assertSafeBind, listen, parseListenAddress } from './listen.js';

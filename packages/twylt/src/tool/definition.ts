@@ -14,7 +14,7 @@ export interface ToolMetadata {
   outputSchemaName?: string;
   outputSchemaVersion?: string;
   requirements?: Requirements;
-  fewShots?: FewShot[];
+  fewShots?: readonly FewShot[];
 }
 
 export interface ToolDefinition extends ToolMetadata {

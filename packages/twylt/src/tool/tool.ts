@@ -22,7 +22,12 @@ export abstract class Tool<I extends SchemaLike = SchemaLike, O extends SchemaLi
   outputSchemaName?: string;
   outputSchemaVersion?: string;
   requirements?: Requirements;
-  fewShots?: FewShot<InferInput<I>, InferInput<O>>[];
+  /**
+   * Typed with literal types widened (`'upper'` as string): a subclass's field is not typed
+   * by this declaration (TypeScript infers it from its initializer alone), so an enum value
+   * would otherwise need `as const`. `twylt check` validates each few-shot against the schemas.
+   */
+  fewShots?: readonly FewShot<Widened<InferInput<I>>, Widened<InferInput<O>>>[];
 
   abstract biz(input: InferOutput<I>): Awaitable<InferInput<O>>;
 
@@ -37,10 +42,23 @@ export abstract class Tool<I extends SchemaLike = SchemaLike, O extends SchemaLi
   }
 }
 
+/** A value's type with its literal types widened to their primitives, at every depth; arrays may be readonly. */
+export type Widened<T> = T extends string
+  ? string
+  : T extends number
+    ? number
+    : T extends boolean
+      ? boolean
+      : T extends readonly (infer E)[]
+        ? readonly Widened<E>[]
+        : T extends object
+          ? { [K in keyof T]: Widened<T[K]> }
+          : T;
+
 export interface ToolSpec<I extends SchemaLike, O extends SchemaLike> extends ToolMetadata {
   inputSchema: I;
   outputSchema: O;
-  fewShots?: FewShot<InferInput<I>, InferInput<O>>[];
+  fewShots?: readonly FewShot<InferInput<I>, InferInput<O>>[];
   biz(input: InferOutput<I>): Awaitable<InferInput<O>>;
 }
 

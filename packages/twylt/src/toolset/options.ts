@@ -41,7 +41,7 @@ export const TOOLSET_OPTIONS = {
     type: 'string',
     multiple: true,
     value: 'DIR',
-    help: 'the ok tools found under DIR, as "twylt scan DIR" finds them: this RUNS CODE FROM DIR (each entry point describes itself); nothing is installed; repeatable',
+    help: 'the ok tools found under DIR, as "twylt scan DIR" finds them: this RUNS CODE FROM DIR (each entry point describes itself); nothing is installed, but the environments "twylt scan --install DIR" made are used; repeatable',
   },
   timeout: {
     type: 'string',

@@ -90,7 +90,15 @@ export const command: Command = {
     let defaults = toolsetOptions(values);
     const timeoutMs = defaults.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const say = (line: string) => io.stderr.write(`twylt inspect: ${line}\n`);
-    const onUndescribed = values.strict ? undefined : (problem: string) => say(`left out, described again at the next reload: ${problem}`);
+    // What the page lists as left out: the scan's, for the whole run; the describes', until the next reload.
+    const scanLeftOut: string[] = [];
+    let describeLeftOut: string[] = [];
+    const onUndescribed = values.strict
+      ? undefined
+      : (problem: string) => {
+          describeLeftOut.push(`${problem} (described again at the next reload)`);
+          say(`left out, described again at the next reload: ${problem}`);
+        };
 
     let describe: (signal?: AbortSignal) => Promise<DescribedTool[]>;
     try {
@@ -100,17 +108,30 @@ export const command: Command = {
       const scanned = await scanForServing(
         scans.map((dir) => resolve(io.cwd, dir)),
         { timeoutMs: defaults.describeTimeoutMs ?? timeoutMs, jobs: availableParallelism(), sandbox },
-        (line) => say(`--scan: ${line}`),
+        (line) => {
+          scanLeftOut.push(line.replace(/^left out /, ''));
+          say(`--scan: ${line}`);
+        },
       );
       if (sandbox) defaults = { ...defaults, sandbox };
       const entries = [...listed, ...scanned].map((entry) => ({
         ...entry,
         cwd: entry.cwd ?? io.cwd,
       }));
-      describe = (signal) => describeToolset(entries, {
-          // Each reload a set of its own, with its own warm cap: the set it replaces is closed after.
-          defaults: { ...defaults },
-          renameHint: 'with "name" in a --config file', signal, onUndescribed });
+      describe = async (signal) => {
+        const before = describeLeftOut;
+        describeLeftOut = [];
+        try {
+          return await describeToolset(entries, {
+            // Each reload a set of its own, with its own warm cap: the set it replaces is closed after.
+            defaults: { ...defaults },
+            renameHint: 'with "name" in a --config file', signal, onUndescribed });
+        } catch (error) {
+          // A failed reload keeps the tools described before, and what was left out with them.
+          describeLeftOut = before;
+          throw error;
+        }
+      };
     } catch (error) {
       if (error instanceof ConfigError) {
         say(error.message);
@@ -132,7 +153,7 @@ export const command: Command = {
     const [{ startInspector }, { openBrowser }] = await Promise.all([import('../../inspect/server.js'), import('../../inspect/browser.js')]);
     let inspector;
     try {
-      inspector = await startInspector({ tools, reload: describe, host, port, defaultTimeoutMs: timeoutMs, log: say });
+      inspector = await startInspector({ tools, reload: describe, leftOut: () => [...scanLeftOut, ...describeLeftOut], host, port, defaultTimeoutMs: timeoutMs, log: say });
     } catch (error) {
       say(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
       return CLI_EXIT.failed;

@@ -18,20 +18,23 @@ const HELP = `twylt scan: find the TWYLT tools in folders and write a catalog to
 Usage:
   twylt scan DIR... [--json] [--write FILE] [--install] [--glob G]... [--exclude G]...
                     [--timeout MS] [--jobs N] [--prefix DIR=PREFIX]... [--envs DIR]
-                    [--python CMD] [--sandbox...]
+                    [--python CMD] [--node CMD] [--allow-install-scripts] [--sandbox...]
 
 A scan EXECUTES CODE FROM THE FOLDERS: every entry point it finds is started to describe
 itself. Scan only folders whose code you would run.
 
-Entry points: the tools a pack's manifest.json lists ({"name"?, "tools"?: [PATH or
-{"path", "launcher"?, "entry"?}]}); elsewhere, in each folder, a run.py launcher beside a
-tool.py, or else the first of tool.py, tool.ts, tool.mts, tool.js, tool.mjs; and files
-that --glob names. Hidden folders, node_modules, __pycache__ and test folders are never
-entered unless a --glob names them; nothing else is ever run.
+Entry points: the tools a pack's manifest.json lists ({"name", "version", "protocol",
+"tools": [{"name", "entrypoint", "bootstrap"?, "description"?}]}: the bootstrap launcher
+when it exists, else the entry point; a listed path is also taken; nothing whose real
+path leaves the pack); elsewhere, in each folder, a run.py launcher beside a tool.py, or
+else the first of tool.py, tool.ts, tool.mts, tool.js, tool.mjs; and files that --glob
+names. Hidden folders, node_modules, __pycache__ and test folders are never entered
+unless a --glob names them; nothing else is ever run.
 
 Each tool is reported as ok, needs_install (it describes with empty schemas and declares
-requirements: its dependencies are missing) or failed, with its category (the pack, then
-its subfolders) and one line why. Two tools with one name both fail, naming both files.
+requirements, or its pack has a requirements.txt: its dependencies are missing) or
+failed, with its category (the pack, then its subfolders) and one line why. Two tools
+with one name both fail, naming both files.
 
 Options:
   --json             the report as JSON: {"tools": [{"name", "status", "command", "cwd",
@@ -43,7 +46,13 @@ Options:
   --install          install the requirements of needs_install tools (pip --target,
                      npm --prefix) into an environment cache keyed by their content, then
                      describe them again; without it nothing is installed and the report
-                     shows the command that would run
+                     shows the command that would run. Requirements are data: a line or
+                     name an installer would read as an option is refused on its tool's
+                     row. npm runs no install scripts (--ignore-scripts); pip may still
+                     run the build code of a package that ships no wheel
+  --allow-install-scripts
+                     let npm run the preinstall/install/postinstall scripts of the
+                     packages it installs
   --glob G           also run files matching G (relative to DIR; * ? **); repeatable
   --exclude G        never look at paths matching G (relative to DIR); repeatable
   --timeout MS       time-out of each describe (default ${DEFAULT_TIMEOUT_MS})
@@ -52,6 +61,9 @@ Options:
   --envs DIR         the environment cache (default $${ENVS_DIR_ENV}, else
                      \${XDG_CACHE_HOME:-~/.cache}/twylt/envs)
   --python CMD       the interpreter of Python tools (default python3)
+  --node CMD         the Node of JavaScript and TypeScript tools (default node); the
+                     catalog names the runtime as given here, so it keeps working after
+                     an upgrade or on another machine
 ${formatOptions(SANDBOX_OPTIONS, { column: 21 })}  -h, --help         show this help
 
 Exit codes: 0 every tool found is ok; 1 some are not, or none was found (the ok ones are
@@ -73,6 +85,7 @@ export const command: Command = {
         json: { type: 'boolean' },
         write: { type: 'string' },
         install: { type: 'boolean' },
+        'allow-install-scripts': { type: 'boolean' },
         glob: { type: 'string', multiple: true },
         exclude: { type: 'string', multiple: true },
         timeout: { type: 'string' },
@@ -80,6 +93,7 @@ export const command: Command = {
         prefix: { type: 'string', multiple: true },
         envs: { type: 'string' },
         python: { type: 'string' },
+        node: { type: 'string' },
         ...SANDBOX_OPTIONS,
         help: { type: 'boolean', short: 'h' },
       },
@@ -108,8 +122,10 @@ export const command: Command = {
       timeoutMs: parseTimeout(values.timeout) ?? DEFAULT_TIMEOUT_MS,
       jobs: parseJobs(values.jobs),
       install: values.install ?? false,
+      allowInstallScripts: values['allow-install-scripts'] ?? false,
       envsDir: values.envs === undefined ? defaultEnvsDir(io.env) : resolve(io.cwd, values.envs),
       python: values.python,
+      node: values.node,
       prefixes: (values.prefix ?? []).map((text) => parsePrefix(text, io.cwd)),
       names,
     };
@@ -131,8 +147,8 @@ export const command: Command = {
 
 /** A row of the JSON report. */
 function reportRow(tool: ScannedTool) {
-  const { name, version, status, command, cwd, category, reason, requirements, source, env } = tool;
-  return { name, version, status, command, cwd, category, reason, requirements, source, ...(env ? { env } : {}) };
+  const { name, version, description, status, command, cwd, category, reason, requirements, source, env, pack } = tool;
+  return { name, version, description, status, command, cwd, category, reason, requirements, source, ...(env ? { env } : {}), ...(pack ? { pack } : {}) };
 }
 
 /** The report for people: one line per tool, then the totals. */

@@ -57,6 +57,7 @@ function withDraft(session: Session, draft: Json): Session {
 
 export function App() {
   const [tools, setTools] = useState<ToolInfo[]>();
+  const [leftOut, setLeftOut] = useState<string[]>([]);
   const [fatal, setFatal] = useState('');
   const [selected, setSelected] = useState<string>();
   const [sessions, setSessions] = useState<Record<string, Session>>({});
@@ -71,6 +72,7 @@ export function App() {
     Promise.all([loadTools(), loadHistory()])
       .then(([list, history]) => {
         setTools(list.tools);
+        setLeftOut(list.leftOut ?? []);
         setCalls(history.calls);
         const wanted = decodeURIComponent(location.hash.slice(1));
         setSelected(list.tools.some((tool) => tool.name === wanted) ? wanted : list.tools[0]?.name);
@@ -159,6 +161,7 @@ export function App() {
     reloadTools()
       .then((list) => {
         setTools(list.tools);
+        setLeftOut(list.leftOut ?? []);
         setNotice('');
         if (!list.tools.some((candidate) => candidate.name === selected)) setSelected(list.tools[0]?.name);
       })
@@ -184,10 +187,11 @@ export function App() {
           twylt <b>inspect</b>
         </span>
         <span class="sub">
-          {tools.length} tool{tools.length === 1 ? '' : 's'} · calls run on this machine
+          {tools.length} tool{tools.length === 1 ? '' : 's'}
+          {leftOut.length > 0 && ` · ${leftOut.length} left out`} · calls run on this machine
         </span>
       </header>
-      <ToolList tools={tools} selected={selected} onSelect={select} onReload={reload} reloading={reloading} />
+      <ToolList tools={tools} leftOut={leftOut} selected={selected} onSelect={select} onReload={reload} reloading={reloading} />
       <main>
         {notice && (
           <div class="notice" role="alert">

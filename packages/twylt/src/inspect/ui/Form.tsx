@@ -292,6 +292,14 @@ function useValidity(custom: string): { ref: { current: HTMLInputElement | HTMLT
   return { ref, touch: () => setTouched(true), message };
 }
 
+/**
+ * The browser's complaint, unless the tool's own issues are shown under the field: the same
+ * fault is not told twice, and the tool's word, on the value it was sent, is the one kept.
+ */
+function shownComplaint(props: ControlProps, message: string): string {
+  return props.invalid ? '' : message;
+}
+
 function Complaint({ id, message }: { id: string; message: string }) {
   return message ? (
     <p class="invalid" id={`${id}:invalid`} role="status">
@@ -311,12 +319,13 @@ const common = (props: ControlProps, message: string) => ({
 function StringControl({ field, ...props }: ControlProps & { field: StringField }) {
   const text = typeof props.value === 'string' ? props.value : '';
   const validity = useValidity(patternProblem(field.pattern, text));
+  const complaint = shownComplaint(props, validity.message);
   const onInput = (event: Event) => {
     const typed = (event.currentTarget as HTMLInputElement).value;
     validity.touch();
     props.set(typed === '' && !props.inArray ? undefined : typed);
   };
-  const attributes = { ...common(props, validity.message), minLength: field.minLength, maxLength: field.maxLength, value: text, onInput, onBlur: validity.touch };
+  const attributes = { ...common(props, complaint), minLength: field.minLength, maxLength: field.maxLength, value: text, onInput, onBlur: validity.touch };
   const type = field.format === 'email' ? 'email' : field.format === 'uri' ? 'url' : field.format === 'date' ? 'date' : undefined;
   return (
     <>
@@ -325,7 +334,7 @@ function StringControl({ field, ...props }: ControlProps & { field: StringField 
       ) : (
         <textarea {...attributes} rows={1} ref={validity.ref as { current: HTMLTextAreaElement }} />
       )}
-      <Complaint id={props.id} message={validity.message} />
+      <Complaint id={props.id} message={complaint} />
     </>
   );
 }
@@ -346,6 +355,7 @@ function NumberControl({ field, ...props }: ControlProps & { field: NumberField 
   // A step counts from `min`: a min off the step's grid would shift it, so it is checked here instead.
   const minOnGrid = field.minimum !== undefined && (step === undefined || Number.isInteger(field.minimum / step));
   const validity = useValidity(numberProblem(field, text, minOnGrid));
+  const complaint = shownComplaint(props, validity.message);
   const onInput = (event: Event) => {
     const typed = (event.currentTarget as HTMLInputElement).value;
     validity.touch();
@@ -354,7 +364,7 @@ function NumberControl({ field, ...props }: ControlProps & { field: NumberField 
   return (
     <>
       <input
-        {...common(props, validity.message)}
+        {...common(props, complaint)}
         type="number"
         inputMode={field.integer ? 'numeric' : 'decimal'}
         step={step ?? 'any'}
@@ -365,7 +375,7 @@ function NumberControl({ field, ...props }: ControlProps & { field: NumberField 
         onBlur={validity.touch}
         ref={validity.ref as { current: HTMLInputElement }}
       />
-      <Complaint id={props.id} message={validity.message} />
+      <Complaint id={props.id} message={complaint} />
     </>
   );
 }
@@ -394,13 +404,14 @@ function CheckControl(props: ControlProps) {
 
 function ChoiceControl({ field, ...props }: ControlProps & { field: ChoiceField }) {
   const validity = useValidity('');
+  const complaint = shownComplaint(props, validity.message);
   const index = field.options.findIndex((option) => same(option, props.value));
   // A value from the JSON view that is not among the options is shown, not dropped.
   const stray = props.value !== undefined && index === -1;
   return (
     <>
       <select
-        {...common(props, validity.message)}
+        {...common(props, complaint)}
         ref={validity.ref as { current: HTMLSelectElement }}
         value={stray ? 'stray' : index === -1 ? '' : String(index)}
         onChange={(event) => {
@@ -410,18 +421,20 @@ function ChoiceControl({ field, ...props }: ControlProps & { field: ChoiceField 
           props.set(chosen === '' ? (props.inArray ? null : undefined) : field.options[Number(chosen)]);
         }}
       >
-        {(!props.required || index === -1) && <option value="">{props.required ? 'choose…' : '(not set)'}</option>}
+        {(!props.required || index === -1) && <option value="">{props.required ? 'choose…' : field.default !== undefined ? `(default: ${optionText(field.default)})` : '(not set)'}</option>}
         {stray && <option value="stray">{stringify(props.value!, 0)} (not an option)</option>}
         {field.options.map((option, i) => (
           <option key={i} value={String(i)}>
-            {typeof option === 'string' ? option : stringify(option, 0)}
+            {optionText(option)}
           </option>
         ))}
       </select>
-      <Complaint id={props.id} message={validity.message} />
+      <Complaint id={props.id} message={complaint} />
     </>
   );
 }
+
+const optionText = (option: Json): string => (typeof option === 'string' ? option : stringify(option, 0));
 
 /** Any JSON value, typed as JSON: for maps, free-form objects, unions, tuples and `{}`. */
 function JsonControl(props: ControlProps) {
@@ -430,6 +443,7 @@ function JsonControl(props: ControlProps) {
   const [typed, setTyped] = useState<{ text: string; value: Json | undefined; problem: string } | undefined>(undefined);
   const current = typed && typed.value === props.value ? typed : { text: props.value === undefined ? '' : stringify(props.value), problem: '' };
   const validity = useValidity(current.problem);
+  const complaint = shownComplaint(props, validity.message);
   const onInput = (event: Event) => {
     const text = (event.currentTarget as HTMLTextAreaElement).value;
     validity.touch();
@@ -449,7 +463,7 @@ function JsonControl(props: ControlProps) {
   return (
     <>
       <textarea
-        {...common(props, validity.message)}
+        {...common(props, complaint)}
         class="json"
         spellcheck={false}
         rows={3}
@@ -459,7 +473,7 @@ function JsonControl(props: ControlProps) {
         onBlur={validity.touch}
         ref={validity.ref as { current: HTMLTextAreaElement }}
       />
-      <Complaint id={props.id} message={validity.message} />
+      <Complaint id={props.id} message={complaint} />
     </>
   );
 }

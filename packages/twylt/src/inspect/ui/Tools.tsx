@@ -11,7 +11,7 @@ import { JsonText } from './JsonText.js';
 /** From this many tools on, each takes less room: a line of description, no format line. */
 const COMPACT_FROM = 12;
 
-export function ToolList({ tools, selected, onSelect, onReload, reloading }: { tools: readonly ToolInfo[]; selected?: string; onSelect(name: string): void; onReload(): void; reloading: boolean }) {
+export function ToolList({ tools, leftOut, selected, onSelect, onReload, reloading }: { tools: readonly ToolInfo[]; leftOut: readonly string[]; selected?: string; onSelect(name: string): void; onReload(): void; reloading: boolean }) {
   const [filter, setFilter] = useState('');
   const shown = tools.filter((tool) => matches(tool, filter));
   const groups = groupByCategory(shown);
@@ -34,6 +34,7 @@ export function ToolList({ tools, selected, onSelect, onReload, reloading }: { t
             </p>
           </div>
         )}
+        {leftOut.length > 0 && <LeftOut lines={leftOut} />}
         {shown.length === 0 && <p class="empty">No tool matches "{filter}".</p>}
         {groups.map(([category, members]) => (
           <section key={category} class="tool-group" aria-label={headed ? `Category ${category}` : undefined}>
@@ -60,6 +61,24 @@ export function ToolList({ tools, selected, onSelect, onReload, reloading }: { t
         ))}
       </div>
     </nav>
+  );
+}
+
+/** The tools not served, each with why: closed, so that a long list does not push the tools down. */
+function LeftOut({ lines }: { lines: readonly string[] }) {
+  return (
+    <section class="left-out" aria-label="Left out">
+      <details>
+        <summary>
+          {lines.length} tool{lines.length === 1 ? '' : 's'} left out
+        </summary>
+        <ul>
+          {lines.map((line, index) => (
+            <li key={index}>{line}</li>
+          ))}
+        </ul>
+      </details>
+    </section>
   );
 }
 

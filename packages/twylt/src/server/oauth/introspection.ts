@@ -1,7 +1,9 @@
 /**
- * Opaque access tokens: asked about at the authorization server's introspection endpoint
- * (RFC 7662), as a confidential client (HTTP Basic with the client's id and secret).
+ * Opaque access tokens, and JWTs when asked to: looked up at the authorization server's
+ * introspection endpoint (RFC 7662), as a confidential client (HTTP Basic with the
+ * client's id and secret).
  */
+import { createHash } from 'node:crypto';
 import { causeOf } from './discovery.js';
 
 export interface IntrospectionClient {
@@ -11,11 +13,17 @@ export interface IntrospectionClient {
   clientSecret: string;
 }
 
-/** The answer is not usable (the endpoint is down, or refuses our client): not the token's fault. */
+/**
+ * The answer is not usable (the endpoint is down, or refuses our client): not the token's
+ * fault. The message names the endpoint: for the operator's log, never for the caller.
+ */
 export class IntrospectionError extends Error {
-  constructor(message: string) {
+  /** The endpoint's HTTP status, when it answered one. */
+  readonly status: number | undefined;
+  constructor(message: string, status?: number) {
     super(message);
     this.name = 'IntrospectionError';
+    this.status = status;
   }
 }
 
@@ -37,11 +45,51 @@ export async function introspect(token: string, client: IntrospectionClient, tim
   }
   if (!response.ok) {
     await response.body?.cancel();
-    throw new IntrospectionError(`introspection at ${client.url} answered HTTP ${response.status}`);
+    throw new IntrospectionError(`introspection at ${client.url} answered HTTP ${response.status}`, response.status);
   }
   const answer: unknown = await response.json().catch(() => undefined);
   if (typeof answer !== 'object' || answer === null || typeof (answer as { active?: unknown }).active !== 'boolean') {
     throw new IntrospectionError(`introspection at ${client.url} answered no {"active": true|false} object`);
   }
   return answer as Record<string, unknown>;
+}
+
+/** How many answers the cache holds at most: its memory stays bounded whatever callers send. */
+export const MAX_CACHED_ANSWERS = 10_000;
+
+/**
+ * Introspection answers kept for a while (`--auth-introspect-jwt SECONDS`), by a hash of the
+ * token: the token itself is never kept. An answer is kept no longer than the token lives.
+ */
+export class IntrospectionCache {
+  private readonly answers = new Map<string, { until: number; answer: Record<string, unknown> }>();
+  constructor(private readonly keepMs: number) {}
+
+  get(token: string, now = Date.now()): Record<string, unknown> | undefined {
+    const key = keyOf(token);
+    const kept = this.answers.get(key);
+    if (kept === undefined) return undefined;
+    if (kept.until > now) return kept.answer;
+    this.answers.delete(key);
+    return undefined;
+  }
+
+  set(token: string, answer: Record<string, unknown>, expiresAt: number | undefined, now = Date.now()): void {
+    const until = Math.min(now + this.keepMs, expiresAt ?? Number.POSITIVE_INFINITY);
+    if (until <= now) return;
+    if (this.answers.size >= MAX_CACHED_ANSWERS) {
+      for (const [key, kept] of this.answers) if (kept.until <= now) this.answers.delete(key);
+      // Still full: the oldest goes (a Map iterates in insertion order).
+      if (this.answers.size >= MAX_CACHED_ANSWERS) this.answers.delete(this.answers.keys().next().value!);
+    }
+    this.answers.set(keyOf(token), { until, answer });
+  }
+
+  get size(): number {
+    return this.answers.size;
+  }
+}
+
+function keyOf(token: string): string {
+  return createHash('sha256').update(token).digest('base64url');
 }

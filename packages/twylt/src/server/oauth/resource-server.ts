@@ -4,13 +4,16 @@
  * A JWT is checked here, with jose: signature by a key of the issuer's JWKS (asymmetric
  * algorithms only), issuer, audience (this resource, RFC 8707), expiry and not-before
  * with a small leeway, required scopes. An opaque token is asked about at the issuer's
- * introspection endpoint (RFC 7662). The token itself is never logged or kept.
+ * introspection endpoint (RFC 7662), and so is a JWT when asked (a revoked JWT is then
+ * refused). A token bound to a key (`cnf`: DPoP, mTLS) is refused, since no proof is checked
+ * here (ADR 0036). The token itself is never logged or kept.
  */
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { JWTVerifyGetKey } from 'jose';
 import { bearerToken, type Authentication, type Authenticator, type Caller, type Denial } from '../authenticator.js';
 import { discoverIssuer, OAuthSetupError } from './discovery.js';
-import { introspect, IntrospectionError, type IntrospectionClient } from './introspection.js';
+import { introspect, IntrospectionCache, IntrospectionError, type IntrospectionClient } from './introspection.js';
 import { scopesOf } from './scopes.js';
 import { authServerUrl, resourceMetadataUrl, resourceUrl } from './urls.js';
 
@@ -23,10 +26,32 @@ const JWKS_MAX_AGE_MS = 10 * 60_000;
 /** Each request to the authorization server (metadata, keys, introspection). */
 const FETCH_TIMEOUT_MS = 10_000;
 /**
+ * The longest `scope` a challenge names: clients read headers into bounded buffers (Node's
+ * is 16 KiB for all of them). Beyond it, the scopes offered are cut, the needed one kept.
+ */
+export const MAX_CHALLENGE_SCOPE_CHARS = 2048;
+/** What a client is told when the server cannot check its token: no internal address, no detail. */
+const UNAVAILABLE_REASON = 'the access token cannot be checked now (the authorization server is unavailable); try again later';
+/**
  * The signature algorithms accepted: asymmetric only. `none` signs nothing, and an HMAC
  * key would be the public key itself, which anyone can fetch (the "algorithm confusion" attack).
  */
 export const ACCEPTED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
+/**
+ * jose's codes for a token that is at fault; any other failure (the key set cannot be
+ * fetched, or is not one) is the server's, and the token may be good.
+ */
+const TOKEN_FAULTS = new Set([
+  'ERR_JWT_CLAIM_VALIDATION_FAILED',
+  'ERR_JWT_EXPIRED',
+  'ERR_JWT_INVALID',
+  'ERR_JWS_INVALID',
+  'ERR_JWS_SIGNATURE_VERIFICATION_FAILED',
+  'ERR_JOSE_ALG_NOT_ALLOWED',
+  'ERR_JOSE_NOT_SUPPORTED',
+  'ERR_JWKS_NO_MATCHING_KEY',
+  'ERR_JWKS_MULTIPLE_MATCHING_KEYS',
+]);
 
 export interface OAuthOptions {
   /** The authorization server's issuer URL, exactly as it names itself; https, or http on loopback. */
@@ -37,8 +62,19 @@ export interface OAuthOptions {
   requiredScopes?: readonly string[];
   /** For opaque (non-JWT) tokens: the introspection endpoint and our client's credentials. */
   introspection?: IntrospectionClient;
+  /**
+   * Introspect JWTs too, after their own checks, keeping each answer this many seconds (0:
+   * ask every time): a revoked JWT is refused within that time. Needs `introspection`.
+   */
+  introspectJwtSeconds?: number;
   /** See DEFAULT_JWKS_COOLDOWN_MS. */
   jwksCooldownMs?: number;
+  /**
+   * The scopes a client is offered beyond the required ones (the per-tool scopes), asked
+   * once per challenge, since the set may grow: listed as supported in the metadata, and
+   * named by the 401 challenge, so that a first sign-in asks for all a client may need.
+   */
+  offeredScopes?: () => readonly string[];
 }
 
 /** The OAuth authenticator, and what a server publishes about itself. */
@@ -47,26 +83,33 @@ export interface ResourceServer extends Authenticator {
   resource: string;
   /** The URL of this resource's metadata, which every 401 and 403 points to. */
   metadataUrl: string;
-  /** A 403 for a caller that lacks `scopes` (the required ones are added). */
-  insufficientScope(scopes: readonly string[], reason: string): Denial;
-  /** The Protected Resource Metadata document (RFC 9728), listing `scopes` as supported. */
-  metadata(scopes: readonly string[]): Record<string, unknown>;
+  /**
+   * A 403 for `caller`, who lacks `scopes`: the challenge names the required scopes, those
+   * offered that the caller holds already (a new token must keep them), and `scopes`.
+   */
+  insufficientScope(caller: Caller, scopes: readonly string[], reason: string): Denial;
+  /** The Protected Resource Metadata document (RFC 9728). */
+  metadata(): Record<string, unknown>;
 }
 
 /**
- * Check the URLs, discover the issuer and fetch its keys: the set-up fails now (an
- * OAuthSetupError, or a RangeError for a URL), not at the first request.
+ * Check the URLs, discover the issuer, fetch its keys and try the introspection client: the
+ * set-up fails now (an OAuthSetupError, or a RangeError for a URL), not at the first request.
  */
 export async function createResourceServer(options: OAuthOptions): Promise<ResourceServer> {
   authServerUrl(options.issuer);
   const issuer = options.issuer;
   const resource = resourceUrl(options.resource);
-  if (options.introspection) authServerUrl(options.introspection.url);
+  const { introspection } = options;
+  if (introspection) authServerUrl(introspection.url);
+  if (options.introspectJwtSeconds !== undefined && !introspection) throw new OAuthSetupError('introspecting JWTs needs an introspection endpoint (--auth-introspection)');
   const required = [...new Set(options.requiredScopes ?? [])];
+  const offered = options.offeredScopes ?? (() => []);
   const server = await discoverIssuer(issuer, FETCH_TIMEOUT_MS);
-  if (server.jwks_uri === undefined && !options.introspection) {
+  if (server.jwks_uri === undefined && !introspection) {
     throw new OAuthSetupError(`${issuer} publishes no jwks_uri, so its tokens cannot be checked here; give --auth-introspection URL for opaque tokens`);
   }
+  if (introspection) await checkIntrospectionClient(introspection);
   // Loaded only here: a server without OAuth never evaluates jose.
   const jose = await import('jose');
   let keys: (JWTVerifyGetKey & { reload(): Promise<void> }) | undefined;
@@ -82,6 +125,7 @@ export async function createResourceServer(options: OAuthOptions): Promise<Resou
       throw new OAuthSetupError(`cannot fetch the keys of ${issuer} from ${server.jwks_uri}: ${(error as Error).message}`);
     }
   }
+  const jwtAnswers = options.introspectJwtSeconds === undefined ? undefined : new IntrospectionCache(options.introspectJwtSeconds * 1000);
 
   const metadataUrl = resourceMetadataUrl(resource);
   const challenge = (fields: Record<string, string | undefined>) =>
@@ -89,41 +133,70 @@ export async function createResourceServer(options: OAuthOptions): Promise<Resou
       .filter(([, value]) => value !== undefined)
       .map(([key, value]) => `${key}="${quotable(value!)}"`)
       .join(', ')}`;
-  const requiredScope = required.length > 0 ? required.join(' ') : undefined;
-  const invalid = (reason: string): Authentication => ({
-    denial: { status: 401, reason: `invalid token: ${reason}`, challenge: challenge({ error: 'invalid_token', error_description: reason, scope: requiredScope }) },
+  /** What a 401 asks a client to sign in for: the required scopes and those offered. */
+  const signInScope = () => scopeList(required, offered());
+  const invalid = (reason: string): { denial: Denial } => ({
+    denial: { status: 401, kind: 'invalid_token', reason: `invalid token: ${reason}`, challenge: challenge({ error: 'invalid_token', error_description: reason, scope: signInScope() }) },
   });
-  const insufficientScope = (scopes: readonly string[], reason: string): Denial => ({
-    status: 403,
-    reason,
-    challenge: challenge({ error: 'insufficient_scope', scope: [...new Set([...required, ...scopes])].join(' ') }),
-  });
+  const unavailable = (kind: 'introspection_unavailable' | 'keys_unavailable', detail: string): { denial: Denial } => ({ denial: { status: 503, kind, reason: UNAVAILABLE_REASON, detail } });
+  const insufficientScope = (caller: Caller, scopes: readonly string[], reason: string): Denial => {
+    const held = new Set(caller.scopes ?? []);
+    const kept = offered().filter((scope) => held.has(scope));
+    return { status: 403, kind: 'insufficient_scope', reason, challenge: challenge({ error: 'insufficient_scope', scope: scopeList([...required, ...scopes], kept) }) };
+  };
 
-  /** The claims of a valid token, or the reason it is not. */
-  async function claimsOf(token: string): Promise<Record<string, unknown> | string> {
+  const sendersConstrained = (): { denial: Denial } => {
+    const reason = 'a sender-constrained token (cnf: DPoP or mutual TLS) is not accepted here: its proof of possession is not checked; ask for a bearer token';
+    return { denial: { status: 401, kind: 'sender_constrained', reason: `invalid token: ${reason}`, challenge: challenge({ error: 'invalid_token', error_description: reason, scope: signInScope() }) } };
+  };
+
+  /** The introspection answer for `token`, from the cache when it holds one. */
+  async function introspected(token: string, cache?: IntrospectionCache): Promise<Record<string, unknown>> {
+    const kept = cache?.get(token);
+    if (kept) return kept;
+    const answer = await introspect(token, introspection!, FETCH_TIMEOUT_MS);
+    cache?.set(token, answer, typeof answer.exp === 'number' ? answer.exp * 1000 : undefined);
+    return answer;
+  }
+
+  /** The claims of a valid token, or why it is refused. */
+  async function claimsOf(token: string): Promise<{ claims: Record<string, unknown> } | { denial: Denial }> {
     if (looksLikeJwt(token) && keys) {
+      let payload: Record<string, unknown>;
       try {
-        const { payload } = await jose.jwtVerify(token, keys, {
+        ({ payload } = await jose.jwtVerify(token, keys, {
           issuer,
           audience: resource,
           algorithms: ACCEPTED_ALGORITHMS,
           clockTolerance: CLOCK_LEEWAY_SECONDS,
           requiredClaims: ['exp'],
-        });
-        return payload as Record<string, unknown>;
+        }));
       } catch (error) {
-        return (error as Error).message;
+        const code = (error as { code?: unknown }).code;
+        if (typeof code === 'string' && TOKEN_FAULTS.has(code)) return invalid((error as Error).message);
+        return unavailable('keys_unavailable', `the keys of ${issuer} cannot be fetched: ${(error as Error).message}`);
       }
+      if (!jwtAnswers) return { claims: payload };
+      let answer: Record<string, unknown>;
+      try {
+        answer = await introspected(token, jwtAnswers);
+      } catch (error) {
+        if (error instanceof IntrospectionError) return unavailable('introspection_unavailable', error.message);
+        throw error;
+      }
+      // The signature vouches for the claims; the answer only says whether it still stands.
+      return answer.active === true ? { claims: payload } : invalid('the authorization server says it is not active (revoked?)');
     }
-    if (!options.introspection) return 'not a JWT, and opaque tokens are not accepted here (no introspection endpoint configured)';
+    if (!introspection) return invalid('not a JWT, and opaque tokens are not accepted here (no introspection endpoint configured)');
     let answer: Record<string, unknown>;
     try {
-      answer = await introspect(token, options.introspection, FETCH_TIMEOUT_MS);
+      answer = await introspected(token);
     } catch (error) {
-      if (error instanceof IntrospectionError) return `cannot be checked now: ${error.message}`;
+      if (error instanceof IntrospectionError) return unavailable('introspection_unavailable', error.message);
       throw error;
     }
-    return checkIntrospected(answer, issuer, resource);
+    const problem = checkIntrospected(answer, issuer, resource);
+    return problem === undefined ? { claims: answer } : invalid(problem);
   }
 
   return {
@@ -133,32 +206,57 @@ export async function createResourceServer(options: OAuthOptions): Promise<Resou
     insufficientScope,
     async authenticate(request: IncomingMessage): Promise<Authentication> {
       const token = bearerToken(request);
+      // A DPoP-bound token sent as such (`Authorization: DPoP ...`): said plainly, not "no token".
+      if (token === undefined && /^DPoP\s/i.test(request.headers.authorization ?? '')) return sendersConstrained();
       if (token === undefined) {
-        return { denial: { status: 401, reason: 'a bearer access token is required', challenge: challenge({ scope: requiredScope }) } };
+        return { denial: { status: 401, kind: 'missing_token', reason: 'a bearer access token is required', challenge: challenge({ scope: signInScope() }) } };
       }
-      const claims = await claimsOf(token);
-      if (typeof claims === 'string') return invalid(claims);
+      const checked = await claimsOf(token);
+      if ('denial' in checked) return checked;
+      const { claims } = checked;
+      // A token bound to a key proves nothing without the proof of that key (RFC 9449, RFC 8705).
+      if (claims.cnf !== undefined) return sendersConstrained();
       const caller: Caller = {
         sub: typeof claims.sub === 'string' ? claims.sub : undefined,
         clientId: [claims.client_id, claims.azp].find((value): value is string => typeof value === 'string'),
         scopes: scopesOf(claims),
       };
       const missing = required.filter((scope) => !caller.scopes!.includes(scope));
-      if (missing.length > 0) return { denial: insufficientScope([], `the token lacks the scope ${missing.join(' ')}`) };
+      if (missing.length > 0) return { denial: insufficientScope(caller, [], `the token lacks the scope ${missing.join(' ')}`), caller };
       return { caller };
     },
-    metadata: (scopes) => ({
+    metadata: () => ({
       resource,
       authorization_servers: [issuer],
-      scopes_supported: [...new Set([...required, ...scopes])],
+      scopes_supported: [...new Set([...required, ...offered()])],
       bearer_methods_supported: ['header'],
       resource_name: 'twylt-mcp',
     }),
   };
 }
 
-/** An introspection answer's claims, held to what jwtVerify checks of a JWT. */
-function checkIntrospected(answer: Record<string, unknown>, issuer: string, resource: string): Record<string, unknown> | string {
+/**
+ * Ask about a made-up token once: an endpoint that refuses our client (a wrong secret, a
+ * client not allowed to introspect) or cannot be reached stops the start, rather than
+ * refuse every caller later. Any other answer is left to the first real token.
+ */
+async function checkIntrospectionClient(client: IntrospectionClient): Promise<void> {
+  try {
+    await introspect(`twylt-start-up-check-${randomBytes(16).toString('hex')}`, client, FETCH_TIMEOUT_MS);
+  } catch (error) {
+    if (!(error instanceof IntrospectionError)) throw error;
+    if (error.status === 401 || error.status === 403) {
+      throw new OAuthSetupError(
+        `the introspection endpoint ${client.url} refused the client ${JSON.stringify(client.clientId)} (HTTP ${error.status}): ` +
+          'check the client_id and client_secret of --auth-client-file, and that this client may introspect tokens',
+      );
+    }
+    if (error.status === undefined) throw new OAuthSetupError(`cannot use the introspection endpoint: ${error.message}`);
+  }
+}
+
+/** An introspection answer held to what jwtVerify checks of a JWT: undefined when it passes, else why not. */
+function checkIntrospected(answer: Record<string, unknown>, issuer: string, resource: string): string | undefined {
   if (answer.active !== true) return 'the authorization server says it is not active';
   if (answer.iss !== undefined && answer.iss !== issuer) return 'unexpected "iss" in the introspection answer';
   const audiences = typeof answer.aud === 'string' ? [answer.aud] : Array.isArray(answer.aud) ? answer.aud : [];
@@ -166,7 +264,23 @@ function checkIntrospected(answer: Record<string, unknown>, issuer: string, reso
   const now = Date.now() / 1000;
   if (typeof answer.exp === 'number' && answer.exp < now - CLOCK_LEEWAY_SECONDS) return 'it has expired';
   if (typeof answer.nbf === 'number' && answer.nbf > now + CLOCK_LEEWAY_SECONDS) return 'it is not valid yet';
-  return answer;
+  return undefined;
+}
+
+/**
+ * `needed` and then `more`, once each, space-separated, within MAX_CHALLENGE_SCOPE_CHARS:
+ * the needed ones always, of the others as many as fit. Undefined when there are none.
+ */
+function scopeList(needed: readonly string[], more: readonly string[]): string | undefined {
+  const words = [...new Set(needed)];
+  let length = words.join(' ').length;
+  for (const scope of more) {
+    if (words.includes(scope)) continue;
+    if (length + 1 + scope.length > MAX_CHALLENGE_SCOPE_CHARS) break;
+    words.push(scope);
+    length += 1 + scope.length;
+  }
+  return words.length > 0 ? words.join(' ') : undefined;
 }
 
 /** Three base64url parts: a JWS compact serialization (an encrypted JWT has five). */
@@ -174,7 +288,10 @@ function looksLikeJwt(token: string): boolean {
   return /^[\w-]+\.[\w-]+\.[\w-]*$/.test(token);
 }
 
-/** A value for a quoted-string of WWW-Authenticate: no quote, no backslash, no control character. */
+/**
+ * A value for a quoted-string of WWW-Authenticate: printable ASCII only (a header holds
+ * Latin-1 at most, and clients differ beyond ASCII), no quote, no backslash.
+ */
 function quotable(value: string): string {
-  return value.replace(/["\\]/g, "'").replace(/[\u0000-\u001f\u007f]/g, ' ');
+  return value.replace(/["\\]/g, "'").replace(/[^\x20-\x7e]/g, '?');
 }

@@ -1,14 +1,29 @@
 /**
  * Scopes: how a token lists them, and the per-tool convention: a tool needs `tools:NAME`,
- * and `tools:*` grants every tool (ADR 0027).
+ * and `tools:*` grants every tool (ADR 0027, ADR 0036).
  */
 import type { Caller } from '../authenticator.js';
 
 export const ALL_TOOLS_SCOPE = 'tools:*';
 
-/** The scope that grants the tool `name`. */
-export function toolScope(name: string): string {
-  return `tools:${name}`;
+/** The longest tool name that gets a scope of its own: a header and a log line stay small. */
+export const MAX_SCOPED_NAME_CHARS = 128;
+
+/** A scope token (RFC 6749 section 3.3): printable ASCII, no space, quote or backslash. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
+
+/** Whether `word` can be written as a scope (in a token, a header, a consent page). */
+export function isScopeToken(word: string): boolean {
+  return SCOPE_TOKEN.test(word);
+}
+
+/**
+ * The scope that grants the tool `name`, or undefined when the name cannot be one (a
+ * character outside printable ASCII, a space, a quote, or more than MAX_SCOPED_NAME_CHARS):
+ * such a tool is reached with `tools:*` only.
+ */
+export function toolScope(name: string): string | undefined {
+  return name.length <= MAX_SCOPED_NAME_CHARS && isScopeToken(name) ? `tools:${name}` : undefined;
 }
 
 /**
@@ -17,7 +32,8 @@ export function toolScope(name: string): string {
  */
 export function mayCallTool(caller: Caller, name: string): boolean {
   if (caller.scopes === undefined) return true;
-  return caller.scopes.includes(ALL_TOOLS_SCOPE) || caller.scopes.includes(toolScope(name));
+  const scope = toolScope(name);
+  return caller.scopes.includes(ALL_TOOLS_SCOPE) || (scope !== undefined && caller.scopes.includes(scope));
 }
 
 /**

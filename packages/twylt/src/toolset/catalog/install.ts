@@ -1,7 +1,8 @@
 /**
  * Requirement installers: each distinct requirement set goes into its own environment in a
  * cache keyed by its content and the interpreter (`pip install --target`, `npm install
- * --prefix`), never into the user's site-packages or node_modules. An install runs in a
+ * --prefix`), never into the user's site-packages or node_modules; npm runs no install
+ * scripts unless allowed. An install runs in a
  * staging folder renamed into place when done: concurrent scans installing the same set
  * both finish, the first rename wins and the other's copy is dropped.
  */
@@ -10,6 +11,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { firstLine } from '../../client/errors.js';
 import { isRecord } from '../../protocol/record.js';
 import type { Requirements } from '../../protocol/spec.js';
 
@@ -39,49 +41,100 @@ export interface InstallContext {
   /** The interpreter of Python tools, and its "major.minor" (part of a pip environment's key). */
   python: string;
   pythonVersion: () => Promise<string>;
+  /** Let npm run the install scripts (preinstall, install, postinstall) of the packages it installs. */
+  allowInstallScripts?: boolean;
 }
 
-/** The environment `requirements` need, or undefined when they declare nothing to install. */
-export async function planEnv(requirements: unknown, context: InstallContext): Promise<EnvPlan | undefined> {
+/** Why a tool's requirements cannot be installed as they are: its row says so, nothing runs. */
+export interface Refused {
+  problem: string;
+}
+
+/**
+ * The environment `requirements` need, undefined when they declare nothing to install, or
+ * why they are refused. Requirements are data a tool publishes: each becomes one argument
+ * after `--`, and any text an installer could read as an option is refused, never passed.
+ */
+export async function planEnv(requirements: unknown, context: InstallContext): Promise<EnvPlan | Refused | undefined> {
   if (!isRecord(requirements) || typeof requirements.content !== 'string') return undefined;
   const { tool, content } = requirements as unknown as Requirements;
-  if (tool === 'pip') {
-    const args = pipArguments(content);
-    if (args.length === 0) return undefined;
-    const dir = join(context.envsDir, `pip-${key(['pip', args, await context.pythonVersion()])}`);
-    return { dir, command: [context.python, '-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '--target', dir, ...args], env: { PYTHONPATH: dir } };
-  }
-  if (tool === 'npm') {
-    const specs = npmSpecs(content);
-    if (specs.length === 0) return undefined;
-    const dir = join(context.envsDir, `npm-${key(['npm', specs, process.versions.node.split('.')[0]])}`);
-    return { dir, command: ['npm', 'install', '--no-audit', '--no-fund', '--omit=dev', '--prefix', dir, ...specs], env: { NODE_PATH: join(dir, 'node_modules') } };
-  }
+  if (tool === 'pip') return planPip(content, context);
+  if (tool === 'npm') return planNpm(content, context);
   return undefined;
 }
 
-/** requirements.txt as pip arguments: comments and blank lines dropped, an option line split into its words. */
-function pipArguments(content: string): string[] {
-  return content
-    .split(/\r?\n/)
-    .map((line) => line.replace(/(^|\s)#.*$/, '').trim())
-    .filter((line) => line !== '')
-    .flatMap((line) => (line.startsWith('-') ? line.split(/\s+/) : [line]));
+/** pip: `pip install --target DIR -- SPEC...` with the interpreter of the scan. */
+async function planPip(content: string, context: InstallContext): Promise<EnvPlan | Refused | undefined> {
+  const specs = pipSpecs(content);
+  if ('problem' in specs) return specs;
+  if (specs.specs.length === 0) return undefined;
+  const dir = join(context.envsDir, `pip-${key(['pip', specs.specs, await context.pythonVersion()])}`);
+  return {
+    dir,
+    command: [context.python, '-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '--target', dir, '--', ...specs.specs],
+    env: { PYTHONPATH: dir },
+  };
 }
 
-/** The `dependencies` of a package.json text as `name@range`, sorted. */
-function npmSpecs(content: string): string[] {
+/**
+ * requirements.txt as requirement specifiers, one per line (comments and blank lines
+ * dropped). A specifier starts with a project name or a URL scheme, a letter or digit: a line
+ * that starts otherwise (`--target DIR`, `-r FILE`, `-e PATH`, `./local`) or carries an
+ * option after the name (`pkg --hash=...`) is refused, naming the line.
+ */
+function pipSpecs(content: string): { specs: string[] } | Refused {
+  const specs: string[] = [];
+  for (const raw of content.split(/\r?\n/)) {
+    const line = raw.replace(/(^|\s)#.*$/, '').trim();
+    if (line === '') continue;
+    if (!/^[A-Za-z0-9]/.test(line) || /\s-/.test(line)) {
+      return { problem: `its requirements line ${JSON.stringify(clip(line))} is not a requirement specifier (options, files and paths are never taken from a tool's requirements)` };
+    }
+    specs.push(line);
+  }
+  return { specs };
+}
+
+/** npm: `npm install --prefix DIR -- NAME@RANGE...`, install scripts off unless allowed. */
+function planNpm(content: string, context: InstallContext): EnvPlan | Refused | undefined {
+  const specs = npmSpecs(content);
+  if ('problem' in specs) return specs;
+  if (specs.specs.length === 0) return undefined;
+  const scripts = context.allowInstallScripts ? [] : ['--ignore-scripts'];
+  // Scripts allowed or not is part of the key: an environment made without them differs.
+  const dir = join(context.envsDir, `npm-${key(['npm', specs.specs, process.versions.node.split('.')[0], ...scripts])}`);
+  return {
+    dir,
+    command: ['npm', 'install', '--no-audit', '--no-fund', '--omit=dev', ...scripts, '--prefix', dir, '--', ...specs.specs],
+    env: { NODE_PATH: join(dir, 'node_modules') },
+  };
+}
+
+/** A package name npm accepts (lower case, optionally scoped; old names may have capitals). */
+const NPM_NAME = /^(?:@[A-Za-z0-9~][\w.~-]*\/)?[A-Za-z0-9~][\w.~-]*$/;
+
+/** The `dependencies` of a package.json text as `name@range`, sorted; a name that is not a package name is refused. */
+function npmSpecs(content: string): { specs: string[] } | Refused {
   let data: unknown;
   try {
     data = JSON.parse(content);
   } catch {
-    return [];
+    return { specs: [] };
   }
   const dependencies = isRecord(data) && isRecord(data.dependencies) ? data.dependencies : {};
-  return Object.entries(dependencies)
-    .filter((pair): pair is [string, string] => typeof pair[1] === 'string')
-    .map(([name, range]) => `${name}@${range}`)
-    .sort();
+  const specs: string[] = [];
+  for (const [name, range] of Object.entries(dependencies)) {
+    if (typeof range !== 'string') continue;
+    if (!NPM_NAME.test(name) || name.length > 214) return { problem: `its npm dependency ${JSON.stringify(clip(name))} is not a package name (options are never taken from a tool's requirements)` };
+    if (/\s/.test(range)) return { problem: `the range of its npm dependency "${name}" (${JSON.stringify(clip(range))}) contains white space` };
+    specs.push(`${name}@${range}`);
+  }
+  return { specs: specs.sort() };
+}
+
+/** At most 80 characters of text quoted in a reason. */
+function clip(text: string): string {
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
 function key(parts: unknown): string {
@@ -100,25 +153,29 @@ export async function envReady(plan: EnvPlan): Promise<boolean> {
 /** Outcome of an install: done (`reused` when it was there already), or pip's or npm's own line. */
 export type InstallOutcome = { ok: true; reused: boolean } | { ok: false; reason: string };
 
-/** Fill the plan's environment unless it exists: install into a staging folder, then rename it into place. */
+/** Fill the plan's environment unless it exists: install into a staging folder, then rename it into place. Never throws: any failure is the outcome. */
 export async function installEnv(plan: EnvPlan, envsDir: string): Promise<InstallOutcome> {
-  if (await envReady(plan)) return { ok: true, reused: true };
-  await mkdir(envsDir, { recursive: true });
-  const staging = join(envsDir, `.staging-${randomBytes(6).toString('hex')}`);
-  const command = plan.command.map((arg) => (arg === plan.dir ? staging : arg));
+  let staging: string | undefined;
   try {
+    if (await envReady(plan)) return { ok: true, reused: true };
+    await mkdir(envsDir, { recursive: true });
+    staging = join(envsDir, `.staging-${randomBytes(6).toString('hex')}`);
+    const command = plan.command.map((arg) => (arg === plan.dir ? staging! : arg));
     const failure = await runInstaller(command);
     if (failure) return { ok: false, reason: failure };
     try {
       await rename(staging, plan.dir);
     } catch (error) {
-      // Another scan renamed the same environment into place first: use that one.
       const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return { ok: false, reason: `${plan.command[0]} succeeded but left nothing in the environment folder` };
+      // Another scan renamed the same environment into place first: use that one.
       if ((code !== 'ENOTEMPTY' && code !== 'EEXIST') || !(await envReady(plan))) throw error;
     }
     return { ok: true, reused: false };
+  } catch (error) {
+    return { ok: false, reason: firstLine((error as Error).message) };
   } finally {
-    await rm(staging, { recursive: true, force: true });
+    if (staging) await rm(staging, { recursive: true, force: true }).catch(() => undefined);
   }
 }
 

@@ -7,7 +7,8 @@
  * `twylt inspect --scan`.
  */
 import { execFile } from 'node:child_process';
-import { basename, dirname, relative } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { basename, delimiter, dirname, extname, relative } from 'node:path';
 import { firstLine } from '../../client/errors.js';
 import type { ToolSpec } from '../../client/types.js';
 import { isRecord } from '../../protocol/record.js';
@@ -16,7 +17,7 @@ import { createRunner } from '../runner.js';
 import type { PreparedSandbox } from '../sandbox/bwrap.js';
 import { discoverTools, type DiscoverOptions, type FoundTool } from './discover.js';
 import { fingerprint } from './fingerprint.js';
-import { type EnvPlan, type InstallContext, defaultEnvsDir, installEnv, planEnv } from './install.js';
+import { type EnvPlan, type InstallContext, defaultEnvsDir, envReady, installEnv, planEnv } from './install.js';
 import { runCommand } from './runtime.js';
 
 export type ScanStatus = 'ok' | 'needs_install' | 'failed';
@@ -36,6 +37,10 @@ export interface ScannedTool {
   requirements: unknown;
   /** The entry file. */
   source: string;
+  /** What the tool says it does: its describe's, else its manifest entry's; null when neither says. */
+  description: string | null;
+  /** The pack it belongs to (its manifest's name and version), when it has one. */
+  pack?: { name: string; version?: string };
   /** What its calls need (PYTHONPATH, NODE_PATH of an installed environment). */
   env?: Record<string, string>;
   /** The describe the catalog caches, with the files it depends on. */
@@ -53,8 +58,12 @@ export interface ScanOptions extends DiscoverOptions {
   install?: boolean;
   /** The environment cache (default: defaultEnvsDir()). */
   envsDir?: string;
-  /** The interpreter of Python tools (default python3). */
+  /** The interpreter of Python tools (default python3, through PATH). */
   python?: string;
+  /** The Node of JavaScript and TypeScript tools (default node, through PATH). */
+  node?: string;
+  /** Let npm run the install scripts of the packages it installs (off: --ignore-scripts). */
+  allowInstallScripts?: boolean;
   /** Names given by hand (a catalog's `name`), by entry file: they win over the published ones. */
   names?: ReadonlyMap<string, string>;
   /** Put before the published names of the tools under a folder (absolute); the deepest folder wins. */
@@ -73,14 +82,19 @@ export async function scanTools(dirs: readonly string[], options: ScanOptions): 
   const scanned = await Promise.all(
     found.map(async (tool) => {
       const first = await judge(tool, undefined, limiter, options, context);
-      if (first.status !== 'needs_install' || !options.install || !first.plan) return first;
-      // One install per environment, however many tools share it.
+      if (first.status !== 'needs_install' || !first.plan) return first;
       const plan = first.plan;
-      let pending = installs.get(plan.dir);
-      if (!pending) installs.set(plan.dir, (pending = installEnv(plan, context.envsDir)));
-      const outcome = await pending;
-      if (!outcome.ok) return { ...first, status: 'failed' as const, reason: `installing its requirements failed: ${outcome.reason}` };
-      const again = await judge(tool, plan.env, limiter, options, context);
+      if (!options.install) {
+        // An environment a `twylt scan --install` made already is used, never made here.
+        if (!(await envReady(plan))) return first;
+      } else {
+        // One install per environment, however many tools share it.
+        let pending = installs.get(plan.dir);
+        if (!pending) installs.set(plan.dir, (pending = installEnv(plan, context.envsDir)));
+        const outcome = await pending;
+        if (!outcome.ok) return { ...first, status: 'failed' as const, reason: `installing its requirements failed: ${outcome.reason}` };
+      }
+      const again = await judge(tool, withEnvironment(plan.env), limiter, options, context);
       if (again.status === 'needs_install') return { ...again, status: 'failed' as const, reason: `its schemas are still empty with its requirements installed in ${plan.dir}` };
       return again;
     }),
@@ -93,9 +107,10 @@ type Judged = ScannedTool & { plan?: EnvPlan };
 /** Describe one tool (with `env` when given) and say what it is. */
 async function judge(found: FoundTool, env: Record<string, string> | undefined, limiter: CallLimiter, options: ScanOptions, context: InstallContext): Promise<Judged> {
   const cwd = dirname(found.source);
-  const base: Judged = { name: null, version: null, status: 'failed', command: [], cwd, category: found.category, reason: '', requirements: null, source: found.source, inputs: found.inputs };
+  const base: Judged = { name: found.listed?.name ?? null, version: null, description: found.listed?.description ?? null, status: 'failed', command: [], cwd, category: found.category, reason: '', requirements: null, source: found.source, inputs: found.inputs };
+  if (found.pack) base.pack = { name: found.pack.name, ...(found.pack.version !== undefined ? { version: found.pack.version } : {}) };
   if (found.problem) return { ...base, reason: found.problem };
-  const run = await runCommand(found.source, { python: options.python });
+  const run = await runCommand(found.source, { python: options.python, node: options.node });
   if ('problem' in run) return { ...base, reason: run.problem };
   const command = run.command.map((arg) => (arg === found.source ? basename(arg) : arg));
   const entry = { command, cwd, env, timeoutMs: options.timeoutMs };
@@ -109,13 +124,41 @@ async function judge(found: FoundTool, env: Record<string, string> | undefined, 
   if (!isRecord(spec) || !isRecord(spec.inputSchema) || !isRecord(spec.outputSchema)) return { ...tool, reason: 'its json_spec lacks an inputSchema or outputSchema object' };
   const name = options.names?.get(found.source) ?? (typeof spec.name === 'string' ? prefixOf(found.source, options) + spec.name : undefined);
   if (typeof name !== 'string' || name === '') return { ...tool, reason: 'it publishes no name; give it one with "name" in the catalog' };
-  const described = { ...tool, name, version: typeof spec.version === 'string' ? spec.version : null, spec };
+  const described = { ...tool, name, version: typeof spec.version === 'string' ? spec.version : null, description: typeof spec.description === 'string' ? spec.description : tool.description, spec };
   if (isEmptySchema(spec.inputSchema) && isEmptySchema(spec.outputSchema)) {
-    const plan = await planEnv(spec.requirements, context);
+    const plan = await planEnv(await installedRequirements(found, spec.requirements), context);
     if (!plan) return { ...described, status: 'failed', reason: 'it publishes empty schemas and declares no requirements to install' };
-    return { ...described, status: 'needs_install', plan, reason: `its dependencies are missing; install them with --install, which runs: ${plan.command.join(' ')}` };
+    if ('problem' in plan) return { ...described, status: 'failed', reason: plan.problem };
+    return { ...described, status: 'needs_install', plan, reason: `its dependencies are missing; \`twylt scan --install ${shellWord(found.root)}\` installs them, running: ${plan.command.join(' ')}` };
   }
   return { ...described, status: 'ok', hash: await fingerprint(found.inputs, entry) };
+}
+
+/**
+ * What an install of the tool installs: for a Python tool of a pack that has a
+ * requirements.txt, that file (the pack's tools share it and are tested with it; a tool's
+ * own list may name the pack itself), else what the tool publishes.
+ */
+async function installedRequirements(found: FoundTool, published: unknown): Promise<unknown> {
+  if (!found.pack?.requirements || extname(found.source) !== '.py') return published;
+  try {
+    return { tool: 'pip', format: 'requirements.txt', content: await readFile(found.pack.requirements, 'utf8') };
+  } catch {
+    return published;
+  }
+}
+
+/**
+ * An installed environment in front of what the scan itself runs with: the folders of
+ * PYTHONPATH or NODE_PATH that gave a tool its other libraries stay, after the new one.
+ */
+function withEnvironment(added: Record<string, string>, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  return Object.fromEntries(Object.entries(added).map(([name, dir]) => [name, env[name] ? `${dir}${delimiter}${env[name]}` : dir]));
+}
+
+/** A path as one shell word, for a command shown to be copied. */
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`;
 }
 
 function prefixOf(source: string, options: ScanOptions): string {
@@ -150,6 +193,7 @@ function installContext(options: ScanOptions): InstallContext {
   return {
     envsDir: options.envsDir ?? defaultEnvsDir(),
     python,
+    allowInstallScripts: options.allowInstallScripts ?? false,
     pythonVersion: () =>
       (version ??= new Promise((done) => {
         execFile(python, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])'], (error, stdout) => done(error ? 'unknown' : String(stdout).trim()));
