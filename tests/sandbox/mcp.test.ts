@@ -60,6 +60,23 @@ describe.skipIf(SANDBOX_SKIP_REASON !== undefined)(`twylt-mcp --sandbox${SANDBOX
     }
   }, 180_000);
 
+  it('a config file: "sandbox" as its default sandboxes a tool without --sandbox, and a tool\'s own "sandbox": false does not', async () => {
+    const config = join(scratch, 'tools.json');
+    writeFileSync(
+      config,
+      JSON.stringify({ sandbox: true, tools: [{ command: tool, name: 'boxed', cwd: ROOT }, { command: tool, name: 'open', cwd: ROOT, sandbox: false }] }),
+    );
+    const bridge = await startBridge(['--config', config]);
+    try {
+      const boxed = await bridge.client.callTool({ name: 'boxed', arguments: { path: secret } });
+      expect(boxed.isError).toBe(true);
+      const open = await bridge.client.callTool({ name: 'open', arguments: { path: secret } });
+      expect(textOf(open)).toContain('the secret');
+    } finally {
+      await bridge.close();
+    }
+  }, 180_000);
+
   it('refuses to start when the sandbox cannot work: exit 1, one line why, no stack trace', async () => {
     const { code, stderr } = await runBridge(['--sandbox', '--', ...tool], { TWYLT_SANDBOX_BWRAP: join(scratch, 'no-bwrap') });
     expect(code).toBe(1);
