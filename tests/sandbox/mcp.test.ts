@@ -77,6 +77,23 @@ describe.skipIf(SANDBOX_SKIP_REASON !== undefined)(`twylt-mcp --sandbox${SANDBOX
     }
   }, 180_000);
 
+  it("twylt-ai's sandbox option (a prepared sandbox, as every ToolDefaults takes it): the same tool reads the file without it, not with it", async () => {
+    const { describeForAgents } = await import(new URL('../../packages/twylt-ai/dist/index.js', import.meta.url).href);
+    const { prepareSandbox } = await import(new URL('../../packages/twylt/dist/toolset/index.js', import.meta.url).href);
+    const sandbox = await prepareSandbox(true);
+    try {
+      const [plain] = await describeForAgents([{ command: tool, cwd: ROOT }]);
+      const [boxed] = await describeForAgents([{ command: tool, cwd: ROOT }], { sandbox });
+      expect((await plain.run({ path: secret })).output).toEqual({ text: 'the secret' });
+      await expect(boxed.run({ path: secret })).rejects.toThrow(/ENOENT/);
+      expect((await boxed.run({ path: 'package.json' })).text).toContain('workspaces');
+      plain.runner.close();
+      boxed.runner.close();
+    } finally {
+      await sandbox.close();
+    }
+  }, 180_000);
+
   it('refuses to start when the sandbox cannot work: exit 1, one line why, no stack trace', async () => {
     const { code, stderr } = await runBridge(['--sandbox', '--', ...tool], { TWYLT_SANDBOX_BWRAP: join(scratch, 'no-bwrap') });
     expect(code).toBe(1);
