@@ -12,7 +12,7 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { SandboxedProcess, SpawnSandbox } from '../../client/spawn.js';
 import { findExecutable, systemMounts, toolMounts, type Mount } from './files.js';
-import { CallCgroup, findCgroupBase, type CgroupBase, type LimitName } from './limits.js';
+import { CallCgroup, findCgroupBase, sweepCgroups, type CgroupBase, type LimitName } from './limits.js';
 import { resolveSandboxPolicy, type ResolvedSandboxPolicy, type SandboxPolicy } from './policy.js';
 import { evalCommand } from '../../protocol/runtime.js';
 import { RELAY_PORT, SANDBOX_PROXY_SOCKET, startProxy, type FilteringProxy } from './proxy.js';
@@ -85,6 +85,7 @@ export async function prepareSandbox(given: SandboxPolicy | true = true, options
   if (!bwrap) throw new SandboxUnavailableError('bubblewrap (bwrap) is not on PATH: install it (Debian: apt-get install bubblewrap)');
   const prlimit = findExecutable('prlimit', process.cwd(), process.env.PATH);
   const cgroup = policy.memoryMb > 0 || policy.processes > 0 ? findCgroupBase() : undefined;
+  if (cgroup) sweepCgroups(cgroup);
   if (!cgroup && policy.processes > 0 && process.getuid?.() === 0) {
     throw new SandboxUnavailableError(
       'cannot limit processes: no writable cgroup here, and RLIMIT_NPROC does not bind root (--sandbox-processes 0 runs without that limit)',

@@ -9,7 +9,7 @@
  * `memory` and `pids` hierarchies (a hybrid host). Where neither is writable, the limits
  * fall back to per-process rlimits (bwrap.ts).
  */
-import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export type LimitName = 'memory' | 'processes' | 'cpu_time';
@@ -108,10 +108,59 @@ export class CallCgroup {
     return undefined;
   }
 
-  /** Remove the call's cgroup (empty once the sandbox's pid namespace is gone; retried once). */
+  /**
+   * Remove the call's cgroup. Its last processes may still be on their way out (exited, not
+   * yet reaped): what is busy is tried again, and at the consumer's exit; a consumer that was
+   * killed leaves its folders to the next consumer's sweep (sweepCgroups).
+   */
   remove(): void {
     const leftover = this.#dirs.filter((dir) => !removed(dir));
-    if (leftover.length > 0) setTimeout(() => leftover.forEach(removed), 200).unref();
+    if (leftover.length > 0) retry(leftover, 0);
+  }
+}
+
+/** Folders still to remove, and the delays between tries. */
+const pending = new Set<string>();
+const RETRY_MS = [100, 1000, 5000];
+let exitHook = false;
+
+function retry(dirs: string[], attempt: number): void {
+  for (const dir of dirs) pending.add(dir);
+  if (!exitHook) {
+    exitHook = true;
+    process.once('exit', () => {
+      for (const dir of pending) removed(dir);
+    });
+  }
+  setTimeout(() => {
+    const left = dirs.filter((dir) => !removed(dir));
+    for (const dir of dirs) if (!left.includes(dir)) pending.delete(dir);
+    if (left.length > 0 && attempt + 1 < RETRY_MS.length) retry(left, attempt + 1);
+  }, RETRY_MS[attempt]).unref();
+}
+
+/** Remove the empty call cgroups of consumers that are gone (killed before they could). */
+export function sweepCgroups(base: CgroupBase): void {
+  for (const dir of base.dirs) {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const pid = /^twylt-(\d+)-\d+$/.exec(name)?.[1];
+      if (pid !== undefined && !alive(Number(pid))) removed(join(dir, name));
+    }
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
