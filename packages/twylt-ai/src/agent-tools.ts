@@ -20,6 +20,7 @@ import {
   type ToolRunner,
 } from 'twylt/toolset';
 import { TwyltCallError, callFailure } from './error.js';
+import { withTraceContext } from './trace-context.js';
 
 /** Tool names as OpenAI and Anthropic accept them (Google also wants a letter or "_" first). */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -129,7 +130,7 @@ function agentTool({ name, spec, runner }: DescribedTool, check: (value: unknown
       // A TWYLT input is a JSON object (the runner refuses one that would be a describe request).
       if (!isRecord(input)) throw new TwyltCallError(name, invalidArguments(name, [{ path: '', message: 'must be a JSON object', keyword: 'type' }]));
       try {
-        const result = await runner.call(input, { signal: options.signal });
+        const result = await withTraceContext(() => runner.call(input, { signal: options.signal }));
         // Parsed once more with every number's spelling kept (1.0, 1e-07), for the model.
         return { output: result.output, text: JSON.stringify(parseJson(result.text, 'text')) };
       } catch (error) {

@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { authServerUrl, parseListenAddress, resourceUrl } from 'twylt/server';
-import { TOOLSET_OPTIONS, formatOptions, parseCount, parseDuration, sandboxFromFlags, splitArgv, toolsetOptions, UsageError, type OptionSpec, type SandboxPolicy, type ToolDefaults } from 'twylt/toolset';
+import { TOOLSET_OPTIONS, formatOptions, metricsAddress, parseCount, parseDuration, sandboxFromFlags, splitArgv, toolsetOptions, UsageError, type OptionSpec, type SandboxPolicy, type ToolDefaults } from 'twylt/toolset';
 
 /** How the tools are offered: one MCP tool per TWYLT tool, or browse mode's two (catalog.ts). */
 export type CatalogMode = 'tools' | 'browse';
@@ -38,6 +38,8 @@ export interface CliPlan {
   maxMessageBytes?: number;
   /** Serve over HTTP at this address instead of stdio. */
   http?: HttpPlan;
+  /** Serve Prometheus metrics at http://HOST:PORT/metrics (both modes; ADR 0033). */
+  metrics?: { host: string; port: number };
 }
 
 /** The options of `--http` mode; the token itself is read by the caller (file or environment). */
@@ -221,6 +223,7 @@ export function parseCli(argv: readonly string[]): CliPlan {
     maxConcurrency: count('--max-concurrency', values['max-concurrency'], 1),
     maxQueue: count('--max-queue', values['max-queue']),
     maxMessageBytes: count('--max-message-bytes', values['max-message-bytes'], 1),
+    metrics: metricsAddress(values.metrics),
   };
   if (values.http !== undefined) {
     if (plan.maxMessageBytes !== undefined) throw new UsageError('--max-message-bytes is for stdio; over HTTP, use --max-body-bytes');

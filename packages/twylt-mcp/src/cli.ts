@@ -39,6 +39,21 @@ async function main(argv: readonly string[]): Promise<void> {
     process.exitCode = USAGE_EXIT;
     return;
   }
+  // Loaded only when asked for (ADR 0033): an unobserved bridge loads none of it.
+  let observing: { close(): Promise<void> } | undefined;
+  if (plan.metrics !== undefined || asksForTraces(process.env)) {
+    const { ObserveSettingsError, startObserving } = await import('twylt/observe');
+    try {
+      const started = await startObserving({ serviceName: 'twylt-mcp', metrics: plan.metrics && { ...plan.metrics, token } });
+      observing = started;
+      if (started.metrics) stderrLog(`metrics at ${started.metrics.url}`);
+      if (started.tracing) stderrLog('sending traces over OTLP');
+    } catch (error) {
+      stderrLog(`cannot start:\n${(error as Error).message}`);
+      process.exitCode = error instanceof ObserveSettingsError ? USAGE_EXIT : 1;
+      return;
+    }
+  }
   try {
     const listed = await collectEntries(plan.configs, plan.commands);
     // Ready before any tool starts (the scan's describes included), or a refusal to start.
@@ -59,16 +74,25 @@ async function main(argv: readonly string[]): Promise<void> {
       const { serveHttp } = await import('./http.js');
       const { http } = plan;
       const bridge = await serveHttp(configs, { ...shared, ...http, token, oauth, maxConcurrency: plan.maxConcurrency, maxQueue: plan.maxQueue });
-      onSignal(() => bridge.close(http.graceMs), () => bridge.close(0));
+      onSignal(() => bridge.close(http.graceMs).finally(() => observing?.close()), () => bridge.close(0));
       stderrLog(`listening on ${bridge.url}`);
       return;
     }
     const [{ serveStdio }, { DEFAULT_MAX_QUEUE }] = await Promise.all([import('./stdio.js'), import('./server.js')]);
     const limiter = plan.maxConcurrency === undefined ? undefined : new CallLimiter({ maxConcurrent: plan.maxConcurrency, maxQueue: plan.maxQueue ?? DEFAULT_MAX_QUEUE });
     const server = await serveStdio(configs, { ...shared, limiter, maxMessageBytes: plan.maxMessageBytes });
+    // The client gone: the spans still buffered are sent before the bridge ends.
+    if (observing) {
+      const closed = server.onclose;
+      server.onclose = () => {
+        closed?.();
+        void observing.close();
+      };
+    }
     // Closing kills the tool processes of calls still running.
     onSignal(() => server.close());
   } catch (error) {
+    await observing?.close();
     if ((error as Error)?.name === 'SandboxUnavailableError') {
       stderrLog(`cannot start: ${(error as Error).message}`);
       process.exitCode = 1;
@@ -84,6 +108,11 @@ async function main(argv: readonly string[]): Promise<void> {
 function isLoopbackHost(host: string): boolean {
   const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
   return bare === 'localhost' || bare === '::1' || /^127\.\d+\.\d+\.\d+$/.test(bare);
+}
+
+/** Any of the OTEL_* variables that can turn traces on (twylt/observe decides). */
+function asksForTraces(env: NodeJS.ProcessEnv): boolean {
+  return Boolean(env.OTEL_TRACES_EXPORTER || env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
 }
 
 /**

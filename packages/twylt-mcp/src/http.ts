@@ -42,7 +42,7 @@ import {
   type OAuthOptions,
   type ResourceServer,
 } from 'twylt/server';
-import { CallLimiter, isRecord, type ToolEntry } from 'twylt/toolset';
+import { CallLimiter, isRecord, refusalChannel, type RefusalMessage, type ToolEntry } from 'twylt/toolset';
 import { normalizeOrigin } from './args.js';
 import { CALL_TOOL } from './catalog.js';
 import { openExchange, type Exchange } from './exchange.js';
@@ -181,12 +181,14 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
 
   const refuse = (request: IncomingMessage, response: ServerResponse, status: number, code: number, reason: string, headers: Record<string, string> = {}) => {
     events('refused', { status, reason, method: request.method, path: pathOf(request), remote: remoteOf(request) });
+    if (refusalChannel.hasSubscribers) refusalChannel.publish({ status, reason: refusalReason(status, headers['www-authenticate']) } satisfies RefusalMessage);
     sendError(response, status, code, reason, headers);
   };
   /** A request refused for its credential: its kind and caller logged, its id answered. */
   const deny = (request: IncomingMessage, response: ServerResponse, denial: Denial, caller: Caller | undefined, id: RpcId) => {
     const { status, kind, reason, detail } = denial;
     events('refused', { status, kind, reason, ...(detail !== undefined && { detail }), method: request.method, path: pathOf(request), remote: remoteOf(request), ...callerFields(caller ?? {}) });
+    if (refusalChannel.hasSubscribers) refusalChannel.publish({ status, reason: kind } satisfies RefusalMessage);
     // A 503 is the server's fault: the client's token may be good, so no challenge to sign in again.
     const headers: Record<string, string> = denial.challenge === undefined ? { 'retry-after': String(RETRY_AFTER_SECONDS) } : { 'www-authenticate': denial.challenge };
     sendError(response, status, SERVER_ERROR, reason, headers, id);
@@ -267,10 +269,11 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
     if (messages.some((m) => methodOf(m) === 'initialize')) response.setHeader(SESSION_HEADER, randomUUID());
 
     const mayCall = oauth?.toolScopes ? (name: string) => mayCallTool(caller, name) : undefined;
-    const server: Server = createServer(served.current, { log: mcpLog, limiter, onCall: onCall(caller), mayCall, catalog: options.catalog });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const transport = { kind: 'http' as const, client: { address: remoteOf(request), port: request.socket?.remotePort } };
+    const server: Server = createServer(served.current, { log: mcpLog, limiter, onCall: onCall(caller), mayCall, catalog: options.catalog, transport });
+    const sdkTransport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     const ids = messages.flatMap((m) => (idOf(m) === undefined ? [] : [idOf(m)]));
-    const exchange = openExchange(server, transport, ids);
+    const exchange = openExchange(server, sdkTransport, ids);
     const keys = typeof session === 'string' ? ids.map((id) => cancelKey(session, id)) : [];
     exchanges.add(exchange);
     for (const key of keys) cancellable.set(key, exchange);
@@ -285,8 +288,8 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
     // headers at once): if this replica dies mid-call, a load balancer can still answer 502,
     // which a client reports at once, where after a 200 it waits out its own time-out.
     response.flushHeaders = () => {};
-    await server.connect(transport);
-    await transport.handleRequest(request, response, message);
+    await server.connect(sdkTransport);
+    await sdkTransport.handleRequest(request, response, message);
   }
 
   function resourceMetadata(request: IncomingMessage, response: ServerResponse, server: ResourceServer): void {
@@ -511,17 +514,40 @@ function exactArguments(message: unknown): unknown {
 }
 
 function callFields(record: CallRecord, logInput: boolean): Record<string, unknown> {
-  const { input, durationMs, queuedMs, tool, ...rest } = record;
+  const { input, durationMs, queuedMs, tool, traceId, spanId, ...rest } = record;
   const round = (ms: number) => Math.round(ms * 10) / 10;
   // An unknown tool's name is the caller's text, of any length: cut, and its length said.
   const logged = tool.length > MAX_LOGGED_NAME_CHARS ? `${tool.slice(0, MAX_LOGGED_NAME_CHARS)}... (${tool.length} characters)` : tool;
-  return { tool: logged, ...rest, durationMs: round(durationMs), queuedMs: round(queuedMs), ...(logInput ? { input } : {}) };
+  // The names OpenTelemetry's log data model gives them, so a log backend links line and trace.
+  const trace = traceId === undefined ? {} : { trace_id: traceId, span_id: spanId };
+  return { tool: logged, ...rest, durationMs: round(durationMs), queuedMs: round(queuedMs), ...trace, ...(logInput ? { input } : {}) };
 }
 
 /** Who called, in a log line: the token's `sub` and `client_id`, when it names them. */
 function callerFields(caller: Caller): Record<string, string> {
   return { ...(caller.sub !== undefined && { sub: caller.sub }), ...(caller.clientId !== undefined && { client_id: caller.clientId }) };
 }
+
+/**
+ * A refusal's reason as a metric label: the OAuth `error=` of its challenge (`invalid_token`,
+ * `insufficient_scope`), else a name for its status. Never the free-text reason, which may
+ * quote what a caller sent.
+ */
+function refusalReason(status: number, challenge: string | undefined): string {
+  const error = challenge === undefined ? undefined : /\berror="([a-z_]{1,40})"/.exec(challenge)?.[1];
+  if (error !== undefined) return error;
+  return STATUS_REASONS[status] ?? 'other';
+}
+
+const STATUS_REASONS: Record<number, string> = {
+  400: 'bad_request',
+  401: 'missing_token',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  413: 'body_too_large',
+  503: 'shutting_down',
+};
 
 /** Resolves once the set of exchanges is empty. */
 async function allDone(exchanges: ReadonlySet<Exchange>): Promise<void> {

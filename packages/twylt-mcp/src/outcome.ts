@@ -30,6 +30,9 @@ export interface CallRecord {
   stage?: string;
   /** The arguments; a log writes them only when told to (they may hold secrets). */
   input: Record<string, unknown>;
+  /** The request's span, when traces are on (ADR 0033). */
+  traceId?: string;
+  spanId?: string;
 }
 
 type Failure = Pick<CallRecord, 'outcome' | 'exitCode' | 'signal' | 'errorType' | 'stage'>;

@@ -11,11 +11,12 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AbortError } from 'twylt/client';
 import { z } from 'zod';
-import { isRecord, jsonKind, QueueFullError, type CallLimiter } from 'twylt/toolset';
+import { failureKind, isRecord, jsonKind, QueueFullError, requestChannel, type CallLimiter, type RequestMessage } from 'twylt/toolset';
 import { BROWSE_TOOLS, CALL_TOOL, LIST_TOOL, browseInstructions, listCatalog, readBrowseCall } from './catalog.js';
 import type { CatalogMode } from './args.js';
 import { invalidParams, readableParams, rpcError } from './invalid-params.js';
 import type { Log } from './log.js';
+import { observingRequests, requestMessage, type Transport } from './observed.js';
 import { outcomeOf, type CallRecord } from './outcome.js';
 import { failureResult, successResult } from './result.js';
 import type { BridgeTool } from './tools.js';
@@ -46,6 +47,8 @@ export interface ServerOptions {
   mayCall?: (tool: string) => boolean;
   /** One MCP tool per TWYLT tool (`tools`, the default), or the two tools of browse mode (ADR 0025). */
   catalog?: CatalogMode;
+  /** How requests arrive, for observers (ADR 0033; default stdio). */
+  transport?: Transport;
 }
 
 /**
@@ -90,20 +93,28 @@ export function createServer(tools: readonly BridgeTool[] | (() => readonly Brid
   // Messages the SDK cannot handle (malformed JSON-RPC, say) are dropped; say so.
   server.onerror = (error) => log(`MCP: ${error.message}`);
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: browse ? BROWSE_TOOLS : served().visible.map((tool) => tool.definition) }));
+  const transport = options.transport ?? { kind: 'stdio' };
+  const listTools = () => ({ tools: browse ? BROWSE_TOOLS : served().visible.map((tool) => tool.definition) });
+  server.setRequestHandler(ListToolsRequestSchema, (request, extra) => {
+    if (!observingRequests()) return listTools();
+    return requestChannel.tracePromise(async () => listTools(), requestMessage('tools/list', request.params, extra.requestId, extra.requestInfo?.headers, transport, undefined));
+  });
 
   /** Run the served tool `name`: the one call path of both modes. */
-  const callTool = async (name: string, args: Record<string, unknown>, extra: RequestExtra, arrived: number): Promise<CallToolResult> => {
+  const callTool = async (name: string, args: Record<string, unknown>, extra: RequestExtra, arrived: number, observed?: RequestMessage): Promise<CallToolResult> => {
     let started: number | undefined;
     const record = (fields: Pick<CallRecord, 'outcome' | 'exitCode' | 'signal' | 'errorType' | 'stage'>) => {
       const now = performance.now();
-      onCall?.({ tool: name, ...fields, durationMs: now - arrived, queuedMs: (started ?? now) - arrived, input: args });
+      const trace = observed?.traceId === undefined ? {} : { traceId: observed.traceId, spanId: observed.spanId };
+      onCall?.({ tool: name, ...fields, durationMs: now - arrived, queuedMs: (started ?? now) - arrived, input: args, ...trace });
     };
     const tool = served().byName.get(name);
     if (!tool) {
+      if (observed) observed.errorType = String(ErrorCode.InvalidParams);
       record({ outcome: 'invalid_input', exitCode: null, errorType: 'UnknownTool' });
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     }
+    if (observed) observed.tool = name;
     const run = () => {
       started = performance.now();
       return tool.runner.call(args, { signal: extra.signal, numbers: 'text' });
@@ -117,6 +128,8 @@ export function createServer(tools: readonly BridgeTool[] | (() => readonly Brid
       // Aborted while still waiting for a slot: the limiter rejects with the signal's reason.
       const cancelled = error instanceof AbortError || extra.signal.aborted;
       record(cancelled ? { outcome: 'cancelled', exitCode: null, errorType: 'AbortError' } : outcomeOf(error));
+      // A tool's failure by its kind; a refusal in JSON-RPC by its code (the MCP conventions).
+      if (observed) observed.errorType = error instanceof QueueFullError ? String(BUSY_ERROR_CODE) : cancelled ? 'cancelled' : failureKind(error);
       if (error instanceof QueueFullError) {
         logCall(`call of "${name}" refused: ${message}`);
         throw rpcError(BUSY_ERROR_CODE, `twylt-mcp is busy: ${message}`, { maxConcurrency: error.maxConcurrent, maxQueue: error.maxQueue });
@@ -128,21 +141,25 @@ export function createServer(tools: readonly BridgeTool[] | (() => readonly Brid
   };
 
   /** twylt_list and twylt_call; a refused browse request is an isError result the model can act on. */
-  const browseTool = (name: string, args: Record<string, unknown>, extra: RequestExtra, arrived: number): Promise<CallToolResult> | CallToolResult => {
+  const browseTool = (name: string, args: Record<string, unknown>, extra: RequestExtra, arrived: number, observed?: RequestMessage): Promise<CallToolResult> | CallToolResult => {
     if (name === LIST_TOOL) return listCatalog(served().visible, args);
     if (name !== CALL_TOOL) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}; this server offers ${LIST_TOOL} and ${CALL_TOOL}`);
     const call = readBrowseCall(args, served().byName);
     if ('refused' in call) {
+      if (observed) observed.errorType = 'invalid_input';
       onCall?.({ tool: typeof args.name === 'string' ? args.name : CALL_TOOL, outcome: 'invalid_input', exitCode: null, errorType: 'InvalidBrowseCall', durationMs: performance.now() - arrived, queuedMs: 0, input: args });
       return call.refused;
     }
-    return callTool(call.name, call.arguments, extra, arrived);
+    return callTool(call.name, call.arguments, extra, arrived, observed);
   };
 
   server.setRequestHandler(CallRequestSchema, (request, extra): Promise<CallToolResult> | CallToolResult => {
     const { name, arguments: args = {} } = request.params;
     const arrived = performance.now();
-    return browse ? browseTool(name, args, extra, arrived) : callTool(name, args, extra, arrived);
+    if (!observingRequests()) return browse ? browseTool(name, args, extra, arrived) : callTool(name, args, extra, arrived);
+    // Observed (ADR 0033): the tool is named only once the catalog is known to have it.
+    const observed = requestMessage('tools/call', request.params, extra.requestId, extra.requestInfo?.headers, transport, undefined);
+    return requestChannel.tracePromise(async () => (browse ? browseTool(name, args, extra, arrived, observed) : callTool(name, args, extra, arrived, observed)), observed);
   });
 
   return server;

@@ -14,7 +14,7 @@ import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
-const PUBLIC = ['index', 'bootstrap/index', 'client/index', 'conformance/index', 'guardrails/index', 'protocol/index', 'server/index', 'toolset/index', 'cli/main'];
+const PUBLIC = ['index', 'bootstrap/index', 'client/index', 'conformance/index', 'guardrails/index', 'protocol/index', 'server/index', 'toolset/index', 'observe/index', 'cli/main'];
 /** Loaded with `import()`: each must be a file of its own, evaluated only when asked for. */
 const LAZY = [
   'schema/zod', 'schema/standard', 'schema/json-validator',
@@ -22,6 +22,7 @@ const LAZY = [
   'cli/commands/describe', 'cli/commands/call', 'cli/commands/build', 'cli/commands/check',
   'build/index', 'build/entry', 'build/load', 'build/snapshot',
   'cli/commands/inspect', 'inspect/server', 'inspect/browser',
+  'observe/tracing',
 ];
 
 const root = fileURLToPath(new URL('..', import.meta.url));

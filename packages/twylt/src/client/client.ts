@@ -17,6 +17,7 @@ import { hasJsonNumber, parseJson as parseJsonText, stringifyExact, type NumberF
 import { DEFAULT_MAX_OUTPUT_BYTES, runProcess, type ProcessResult, type RunOptions } from './process.js';
 import type { SpawnSandbox } from './spawn.js';
 import type { DescribeResult, ToolSpec, Transport } from './types.js';
+import { traced, validateChannel } from '../toolset/events.js';
 
 /**
  * Above this many bytes an `auto` call sends its input on stdin: Linux caps one argument at
@@ -252,10 +253,12 @@ export class TwyltClient {
     throw new ToolError(this.command, result.exitCode, output, parseErrorObject(result.stderr));
   }
 
-  async #validate(side: 'input' | 'output', schema: ToolSpec['inputSchema'], value: unknown, result?: ProcessResult): Promise<void> {
-    const { schemaValidator } = await import('./schema-check.js');
-    const issues = (await schemaValidator(schema))(value);
-    if (issues.length > 0) throw new SchemaMismatchError(this.command, side, issues, side === 'output' ? value : undefined, result);
+  #validate(side: 'input' | 'output', schema: ToolSpec['inputSchema'], value: unknown, result?: ProcessResult): Promise<void> {
+    return traced(validateChannel, () => ({ side }), async () => {
+      const { schemaValidator } = await import('./schema-check.js');
+      const issues = (await schemaValidator(schema))(value);
+      if (issues.length > 0) throw new SchemaMismatchError(this.command, side, issues, side === 'output' ? value : undefined, result);
+    });
   }
 }
 

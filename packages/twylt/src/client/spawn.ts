@@ -11,6 +11,7 @@ import { constants as osConstants } from 'node:os';
 import type { Writable } from 'node:stream';
 import { evalCommand } from '../protocol/runtime.js';
 import type { ResourceLimit } from './errors.js';
+import { spawnChannel, spawnedChannel, type ProcessMessage } from '../toolset/events.js';
 import { keeperMain } from './keeper.js';
 
 export interface SpawnToolOptions {
@@ -22,6 +23,8 @@ export interface SpawnToolOptions {
   env?: NodeJS.ProcessEnv;
   /** Run the tool in this sandbox (twylt/toolset's prepareSandbox); default: none. */
   sandbox?: SpawnSandbox;
+  /** Started ahead of any call (a warm process): observers attach it to no call. */
+  ahead?: boolean;
 }
 
 /** What a sandbox driver answers to one spawn; only its type is known here, nothing is loaded. */
@@ -54,11 +57,28 @@ const POSIX = process.platform !== 'win32';
  * its group is killed.
  */
 export function spawnTool(command: readonly string[], options: SpawnToolOptions = {}): ChildProcessWithoutNullStreams {
-  const sandboxed = options.sandbox?.wrap(command, { cwd: options.cwd, env: options.env });
+  if (spawnChannel.hasSubscribers || spawnedChannel.hasSubscribers) return observedSpawn(command, options);
+  return start(command, options.env, options);
+}
+
+/** A spawn an observer sees: it may add to the environment (TRACEPARENT) and watch the child. */
+function observedSpawn(command: readonly string[], options: SpawnToolOptions): ChildProcessWithoutNullStreams {
+  const message: ProcessMessage = { command, env: options.env ?? process.env, warm: options.ahead === true };
+  spawnChannel.publish(message);
+  try {
+    message.child = start(command, message.env, options);
+    return message.child as ChildProcessWithoutNullStreams;
+  } finally {
+    spawnedChannel.publish(message);
+  }
+}
+
+function start(command: readonly string[], env: NodeJS.ProcessEnv | undefined, options: SpawnToolOptions): ChildProcessWithoutNullStreams {
+  const sandboxed = options.sandbox?.wrap(command, { cwd: options.cwd, env });
   const [file, ...args] = sandboxed?.command ?? command;
   const child = spawn(file!, args, {
     cwd: sandboxed?.cwd ?? options.cwd,
-    env: sandboxed?.env ?? options.env,
+    env: sandboxed?.env ?? env,
     stdio: Array<'pipe'>(3 + (sandboxed?.extraPipes ?? 0)).fill('pipe'),
     detached: POSIX,
     windowsHide: true,

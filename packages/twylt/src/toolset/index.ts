@@ -10,7 +10,7 @@ export { toEntry, showCommand, type ToolEntry, type ToolEntryLike } from './entr
 export { DEFAULT_CATEGORY, categoryCounts, categoryOf, inCategory } from './category.js';
 export { CONFIG_SCHEMA, ConfigError, collectEntries, parseConfig, readConfig } from './config.js';
 export { SEPARATOR, UsageError, cutAtSeparator, splitArgv, splitCommands } from './args.js';
-export { MAX_DURATION_MS, TOOLSET_OPTIONS, USAGE_EXIT, formatOptions, parseCount, parseDuration, toolsetOptions, type OptionSpec, type OptionValues } from './options.js';
+export { MAX_DURATION_MS, TOOLSET_OPTIONS, USAGE_EXIT, formatOptions, metricsAddress, parseCount, parseDuration, toolsetOptions, type OptionSpec, type OptionValues } from './options.js';
 export { commandLineArguments } from '../protocol/runtime.js';
 export { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from '../client/process.js';
 export { createRunner } from './runner.js';
@@ -20,6 +20,8 @@ export type { RunnerCallOptions, RunnerDefaults, ToolRunner } from './runner.js'
 export { SpecCache, ToolsetError, UndescribedError, describeEntry, describeToolset } from './describe.js';
 export type { DescribeToolsetOptions, DescribedTool } from './describe.js';
 export { CallLimiter, QueueFullError, type LimiterOptions } from './limiter.js';
+export { CHANNEL, refusalChannel, requestChannel, traceEnv } from './events.js';
+export type { CallMessage, SpanIds, ProcessMessage, QueueMessage, RefusalMessage, RequestMessage, SandboxRefusalMessage, TraceCarrier, ValidateMessage, WarmMessage } from './events.js';
 export { isRecord, jsonKind } from '../protocol/record.js';
 export { formatPath } from '../protocol/issues.js';
 export { FAILURE_KINDS, describeFailure, failureKind, invalidArguments, issueLines, type CallFailure, type FailureKind } from './failure.js';

@@ -5,6 +5,8 @@
  * served; when the queue is full a call is refused at once, before anything runs, so the
  * caller can retry it without running it twice.
  */
+import { AsyncResource } from 'node:async_hooks';
+import { queueChannel, type QueueMessage } from './events.js';
 
 export interface LimiterOptions {
   /** Calls that may run at once (at least 1). */
@@ -68,16 +70,26 @@ export class CallLimiter {
   run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.#running < this.maxConcurrent) return this.#start(task);
-    if (this.#queue.length >= this.maxQueue) return Promise.reject(new QueueFullError(this));
+    if (this.#queue.length >= this.maxQueue) {
+      this.#publish('refuse', this);
+      return Promise.reject(new QueueFullError(this));
+    }
     return new Promise<T>((resolve, reject) => {
       const onAbort = () => {
         waiting.leave();
+        this.#publish('leave', waiting);
         reject(signal!.reason);
       };
+      // A queued call starts when another call ends, in that call's async context: bound
+      // here, it runs in its own caller's (what an observer's spans and logs follow).
+      const start = AsyncResource.bind(() => {
+        this.#publish('start', waiting);
+        this.#start(task).then(resolve, reject);
+      });
       const waiting: Waiting = {
         start: () => {
           signal?.removeEventListener('abort', onAbort);
-          this.#start(task).then(resolve, reject);
+          start();
         },
         leave: () => {
           const at = this.#queue.indexOf(waiting);
@@ -86,6 +98,7 @@ export class CallLimiter {
         },
       };
       this.#queue.push(waiting);
+      this.#publish('wait', waiting);
       signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
@@ -106,6 +119,11 @@ export class CallLimiter {
       this.#queue.shift()?.start();
       this.#settle();
     }
+  }
+
+  #publish(kind: QueueMessage['kind'], ticket: object): void {
+    if (!queueChannel.hasSubscribers) return;
+    queueChannel.publish({ kind, ticket, running: this.#running, queued: this.#queue.length } satisfies QueueMessage);
   }
 
   #settle(): void {

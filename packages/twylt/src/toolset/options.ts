@@ -5,6 +5,7 @@
  * every command uses, so that a value means the same to all of them.
  */
 import { DEFAULT_TIMEOUT_MS } from '../client/process.js';
+import { parseListenAddress } from '../server/listen.js';
 import { UsageError } from './args.js';
 import { SANDBOX_OPTIONS } from './sandbox/flags.js';
 import type { ToolDefaults } from './policy.js';
@@ -71,9 +72,24 @@ export const TOOLSET_OPTIONS = {
     help: `warm processes of all tools together (default ${DEFAULT_MAX_WARM}): each holds its tool's memory while it waits (30-60 MB for a Node.js or Python tool), so size it to the memory you can spare`,
     defaults: (text, option) => ({ maxWarm: parseCount(option, text) }),
   },
+  metrics: {
+    type: 'string',
+    value: 'HOST:PORT',
+    help: 'serve Prometheus metrics of the calls at http://HOST:PORT/metrics; a PORT alone is on 127.0.0.1, port 0 picks a free one; beyond loopback only with a token every scrape must send (docs/observability.md)',
+  },
   // The sandbox (sandbox/flags.ts): read by sandboxFromFlags, made ready by the consumer.
   ...SANDBOX_OPTIONS,
 } as const satisfies Record<string, OptionSpec>;
+
+/** `--metrics [HOST:]PORT` as given, or undefined (ADR 0033). */
+export function metricsAddress(text: string | undefined): { host: string; port: number } | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return parseListenAddress(text);
+  } catch (error) {
+    throw new UsageError(`--metrics: ${(error as Error).message}`);
+  }
+}
 
 /** What parseArgs gives for a table's flags. */
 export type OptionValues = Readonly<Record<string, string | boolean | (string | boolean)[] | undefined>>;

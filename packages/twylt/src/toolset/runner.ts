@@ -8,6 +8,7 @@ import type { NumberFidelity } from '../client/json.js';
 import type { ToolSpec, Transport } from '../client/types.js';
 import { DESCRIBE_KEY } from '../protocol/constants.js';
 import type { ToolEntry } from './entry.js';
+import { callChannel, traced } from './events.js';
 import { resolvePolicy, type ToolDefaults, type ToolPolicy } from './policy.js';
 import { WarmPool } from './warm.js';
 
@@ -64,15 +65,18 @@ export function createRunner(entry: ToolEntry, defaults: ToolDefaults = {}, spec
     warm,
     close: () => warm?.close(),
     spec: (options) => client.spec({ signal: options?.signal, timeoutMs: options?.timeoutMs ?? policy.describeTimeoutMs }),
-    async call(input, options = {}) {
-      if (Object.hasOwn(input, DESCRIBE_KEY)) throw new SchemaMismatchError(client.command, 'input', [RESERVED_DESCRIBE], undefined);
-      return client.call(input, {
-        signal: options.signal,
-        transport: options.transport ?? policy.transport,
-        timeoutMs: options.timeoutMs,
-        numbers: options.numbers,
-        validate: options.validate ?? true,
-        warm,
+    call(input, options = {}) {
+      // Observers name the call by the entry (a configured name, never a caller's text).
+      return traced(callChannel, () => ({ tool: entry.name ?? spec?.name ?? client.command[0] ?? '' }), async () => {
+        if (Object.hasOwn(input, DESCRIBE_KEY)) throw new SchemaMismatchError(client.command, 'input', [RESERVED_DESCRIBE], undefined);
+        return client.call(input, {
+          signal: options.signal,
+          transport: options.transport ?? policy.transport,
+          timeoutMs: options.timeoutMs,
+          numbers: options.numbers,
+          validate: options.validate ?? true,
+          warm,
+        });
       });
     },
   };

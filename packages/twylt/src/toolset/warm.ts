@@ -13,6 +13,7 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { WarmSource } from '../client/client.js';
 import { toolSpawnOptions } from '../client/process.js';
 import { killTool, spawnTool, type SpawnSandbox } from '../client/spawn.js';
+import { warmChannel, type WarmMessage } from './events.js';
 
 /** Warm processes of all tools together, unless told otherwise (`--max-warm`). */
 export const DEFAULT_MAX_WARM = 8;
@@ -114,6 +115,7 @@ export class WarmPool implements WarmSource {
       discard(waiting.child);
     }
     if (taken) setHeld(taken, true);
+    if (warmChannel.hasSubscribers) warmChannel.publish({ hit: taken !== undefined, child: taken } satisfies WarmMessage);
     // Replacements start now, while this call runs; with none waiting, for the next call.
     this.fill();
     return taken;
@@ -144,7 +146,7 @@ export class WarmPool implements WarmSource {
     const { command, cwd, env, idleMs, sandbox } = this.#options;
     let child: ChildProcessWithoutNullStreams;
     try {
-      child = spawnTool(command, toolSpawnOptions({ cwd, env, sandbox }));
+      child = spawnTool(command, { ...toolSpawnOptions({ cwd, env, sandbox }), ahead: true });
     } catch {
       // What a cold call reports itself (E2BIG...): no warm process for this tool.
       this.#options.cap.release();

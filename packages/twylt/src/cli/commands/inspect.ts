@@ -10,7 +10,7 @@ import { scanForServing } from '../../toolset/catalog/index.js';
 import { availableParallelism } from 'node:os';
 import { CLI_EXIT, UsageError, parseOptions, type Command } from '../command.js';
 import { INTERRUPT_SIGNALS, interruptible } from '../interrupt.js';
-import { TOOLSET_OPTIONS, formatOptions, parseCount, toolsetOptions, type OptionSpec } from '../../toolset/options.js';
+import { TOOLSET_OPTIONS, formatOptions, metricsAddress, parseCount, toolsetOptions, type OptionSpec } from '../../toolset/options.js';
 import { sandboxForEntries, sandboxFromFlags } from '../../toolset/sandbox/flags.js';
 
 /** `twylt inspect`'s own flags beside the toolset's (TOOLSET_OPTIONS). */
@@ -33,7 +33,7 @@ const HELP = `twylt inspect: try TWYLT tools in the browser
 Usage:
   twylt inspect [--config tools.json]... [--scan DIR]... [--port N] [--host H]
                 [--timeout MS] [--describe-timeout MS] [--strict] [--warm N] [--max-warm N]
-                [--no-open] [-- <tool command...> [-- <tool command...>]...]
+                [--metrics [HOST:]PORT] [--no-open] [-- <tool command...> [-- <tool command...>]...]
 
 Describes every tool, then serves a local page that lists them, builds a form from each
 input schema (or edit the input as JSON), calls the tool over the transport you pick and
@@ -89,6 +89,7 @@ export const command: Command = {
     if (host === '') throw new UsageError('--host needs an address, such as 127.0.0.1');
     let defaults = toolsetOptions(values);
     const timeoutMs = defaults.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const metrics = metricsAddress(values.metrics as string | undefined);
     const say = (line: string) => io.stderr.write(`twylt inspect: ${line}\n`);
     // What the page lists as left out: the scan's, for the whole run; the describes', until the next reload.
     const scanLeftOut: string[] = [];
@@ -139,6 +140,19 @@ export const command: Command = {
       }
       throw error;
     }
+    // Loaded only when asked for (ADR 0033); it has no token to check, so loopback only.
+    let observing: { close(): Promise<void> } | undefined;
+    if (metrics) {
+      const { startObserving } = await import('../../observe/index.js');
+      try {
+        const started = await startObserving({ serviceName: 'twylt-inspect', metrics, traces: null });
+        observing = started;
+        say(`metrics at ${started.metrics!.url}`);
+      } catch (error) {
+        say(`cannot start: ${(error as Error).message}`);
+        return CLI_EXIT.failed;
+      }
+    }
     let tools: DescribedTool[];
     try {
       // A Ctrl-C while the tools describe themselves ends them too (they are out of its reach).
@@ -170,6 +184,7 @@ export const command: Command = {
 
     const signal = await stopped;
     await inspector.close();
+    await observing?.close();
     say(`stopped (${signal})`);
     return CLI_EXIT.ok;
   },

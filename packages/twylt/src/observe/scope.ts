@@ -1,0 +1,35 @@
+/**
+ * Which request and which call the code running now belongs to. Bound to the core's tracing
+ * channels (`bindStore`), so an event published deep in a call (a process started, a warm
+ * process taken) finds its call without the core passing anything along.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { callChannel, requestChannel, type CallMessage, type RequestMessage } from '../toolset/events.js';
+
+export interface Scope {
+  request?: RequestMessage;
+  call?: CallMessage;
+  /** The tracing layer's span for this scope (its children's parent), if traces are on. */
+  span?: unknown;
+}
+
+const storage = new AsyncLocalStorage<Scope>();
+let bound = false;
+
+/** Start following requests and calls (once per process). */
+export function bindScopes(): void {
+  if (bound) return;
+  bound = true;
+  requestChannel.start.bindStore(storage, (request) => ({ request }));
+  // A call inside a request keeps the request (and its span) as its parent.
+  callChannel.start.bindStore(storage, (call) => ({ ...storage.getStore(), call }));
+}
+
+export function currentScope(): Scope | undefined {
+  return storage.getStore();
+}
+
+/** The catalog name of the tool the scope's call runs, if any. */
+export function toolOf(scope: Scope | undefined): string | undefined {
+  return scope?.call?.tool ?? scope?.request?.tool;
+}

@@ -1,0 +1,242 @@
+/**
+ * Spans per the OpenTelemetry MCP conventions (ADR 0033), made from the core's channels with
+ * the official OpenTelemetry SDK, loaded only here and only when the standard OTEL_*
+ * environment asks for traces. A SERVER span per MCP request, continuing the caller's trace
+ * (params._meta, else the HTTP headers); under it the queue, the warm take or cold start,
+ * the tool process, and each schema check. A cold tool process gets TRACEPARENT/TRACESTATE
+ * naming its own span.
+ *
+ * It keeps no global OpenTelemetry state (no global provider, context manager or propagator),
+ * so an application that embeds a consumer keeps its own.
+ */
+import type { ChildProcess } from 'node:child_process';
+import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
+import {
+  queueChannel,
+  requestChannel,
+  spawnChannel,
+  spawnedChannel,
+  traceEnv,
+  validateChannel,
+  warmChannel,
+  type ProcessMessage,
+  type QueueMessage,
+  type RequestMessage,
+  type ValidateMessage,
+  type WarmMessage,
+} from '../toolset/events.js';
+import { bindScopes, currentScope, toolOf, type Scope } from './scope.js';
+import type { TraceSettings } from './settings.js';
+
+export interface Tracing {
+  /** Send what is buffered and stop. */
+  shutdown(): Promise<void>;
+}
+
+/** Load the SDK and subscribe. Throws (an Error that says why) when the SDK cannot be loaded. */
+export async function startTracing(settings: TraceSettings, serviceName: string): Promise<Tracing> {
+  const [api, core, resources, sdk, exporterModule] = await Promise.all([
+    import('@opentelemetry/api'),
+    import('@opentelemetry/core'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/sdk-trace'),
+    settings.protocol === 'http/json' ? import('@opentelemetry/exporter-trace-otlp-http') : import('@opentelemetry/exporter-trace-otlp-proto'),
+  ]);
+  const { SpanKind, SpanStatusCode, ROOT_CONTEXT, trace, defaultTextMapGetter } = api;
+  // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over the consumer's own name.
+  const resource = resources.resourceFromAttributes({ 'service.name': serviceName }).merge(resources.detectResources({ detectors: [resources.envDetector] }));
+  const processor = new sdk.BatchSpanProcessor({
+    exporter: new exporterModule.OTLPTraceExporter(),
+    scheduledDelayMillis: settings.scheduleDelayMs,
+    exportTimeoutMillis: settings.exportTimeoutMs,
+  });
+  const provider = new sdk.TracerProvider({ resource, sampler: sampler(sdk, settings), spanProcessors: [processor] });
+  const tracer: Tracer = provider.getTracer('twylt');
+  const propagator = new core.W3CTraceContextPropagator();
+
+  const parentOf = (scope: Scope | undefined): Context | undefined => (scope?.span ? trace.setSpan(ROOT_CONTEXT, scope.span as Span) : undefined);
+  const child = (name: string, attributes: Attributes, scope = currentScope()): Span | undefined => {
+    const parent = parentOf(scope);
+    return parent ? tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, parent) : undefined;
+  };
+  const fail = (span: Span, errorType: string) => {
+    span.setAttribute('error.type', errorType);
+    span.setStatus({ code: SpanStatusCode.ERROR });
+  };
+
+  bindScopes();
+  const spanOfRequest = new WeakMap<RequestMessage, Span>();
+
+  requestChannel.start.subscribe((data) => {
+    const message = data as RequestMessage;
+    const scope = currentScope();
+    if (!scope) return;
+    const parent = propagator.extract(ROOT_CONTEXT, message.carrier, defaultTextMapGetter);
+    const span = tracer.startSpan(message.method, { kind: SpanKind.SERVER, attributes: requestAttributes(message) }, parent);
+    scope.span = span;
+    spanOfRequest.set(message, span);
+    const context = span.spanContext();
+    message.traceId = context.traceId;
+    message.spanId = context.spanId;
+  });
+  requestChannel.asyncEnd.subscribe((data) => {
+    const message = data as RequestMessage;
+    const span = spanOfRequest.get(message);
+    if (!span) return;
+    if (message.tool !== undefined) {
+      span.updateName(`${message.method} ${message.tool}`);
+      span.setAttribute('gen_ai.tool.name', message.tool);
+    }
+    if (message.errorType !== undefined) {
+      fail(span, message.errorType);
+      // A JSON-RPC error (not a tool's failure, which is a result) carries its code.
+      if (/^-?\d+$/.test(message.errorType)) span.setAttribute('rpc.response.status_code', message.errorType);
+    }
+    span.end();
+  });
+
+  const queued = new WeakMap<object, Span>();
+  queueChannel.subscribe((data) => {
+    const message = data as QueueMessage;
+    if (message.kind === 'wait') {
+      const span = child('queue', { 'twylt.queue.waiting': message.queued, 'twylt.queue.running': message.running });
+      if (span) queued.set(message.ticket, span);
+      return;
+    }
+    if (message.kind === 'refuse') {
+      const span = child('queue', { 'twylt.queue.waiting': message.queued, 'twylt.queue.running': message.running });
+      if (span) {
+        fail(span, 'queue_full');
+        span.end();
+      }
+      return;
+    }
+    const span = queued.get(message.ticket);
+    if (!span) return;
+    if (message.kind === 'leave') fail(span, 'cancelled');
+    span.end();
+  });
+
+  warmChannel.subscribe((data) => {
+    const message = data as WarmMessage;
+    const scope = currentScope();
+    const tool = toolOf(scope);
+    const take = child('warm take', { 'twylt.warm.hit': message.hit, ...(tool ? { 'gen_ai.tool.name': tool } : {}) }, scope);
+    take?.end();
+    // A warm process was started before this call: it has no TRACEPARENT (ADR 0033); its span
+    // here covers it from the moment it got the input.
+    if (message.child) processSpan(message.child, scope, 'warm');
+  });
+
+  spawnChannel.subscribe((data) => {
+    const message = data as ProcessMessage;
+    const scope = currentScope();
+    if (message.warm || !scope?.span) return;
+    const start = child('cold start', toolAttributes(scope), scope);
+    const span = processSpan(undefined, scope, 'cold');
+    if (!start || !span) return;
+    launching.set(message, { start, span });
+    const context = span.spanContext();
+    message.env = { ...message.env, ...traceEnv(context) };
+  });
+  const launching = new WeakMap<ProcessMessage, { start: Span; span: Span }>();
+  spawnedChannel.subscribe((data) => {
+    const message = data as ProcessMessage;
+    const launch = launching.get(message);
+    if (!launch) return;
+    const processChild = message.child;
+    if (!processChild) {
+      fail(launch.start, 'spawn_failed');
+      launch.start.end();
+      launch.span.end();
+      return;
+    }
+    processChild.once('spawn', () => launch.start.end());
+    processChild.once('error', () => {
+      fail(launch.start, 'spawn_failed');
+      launch.start.end();
+    });
+    endWithProcess(launch.span, processChild);
+  });
+
+  function processSpan(processChild: ChildProcess | undefined, scope: Scope | undefined, start: 'cold' | 'warm'): Span | undefined {
+    const tool = toolOf(scope);
+    const span = child(`tool process${tool ? ` ${tool}` : ''}`, { ...toolAttributes(scope), 'twylt.process.start': start }, scope);
+    if (span && processChild) endWithProcess(span, processChild);
+    return span;
+  }
+
+  function endWithProcess(span: Span, processChild: ChildProcess): void {
+    if (processChild.pid !== undefined) span.setAttribute('process.pid', processChild.pid);
+    processChild.once('exit', (code, signal) => {
+      if (code !== null) span.setAttribute('process.exit.code', code);
+      if (signal) span.setAttribute('twylt.process.signal', signal);
+      if (code !== 0) fail(span, signal ?? `exit_${code}`);
+      span.end();
+    });
+  }
+
+  const checks = new WeakMap<ValidateMessage, Span>();
+  validateChannel.start.subscribe((data) => {
+    const message = data as ValidateMessage;
+    const span = child(`validate ${message.side}`, {});
+    if (span) checks.set(message, span);
+  });
+  validateChannel.asyncEnd.subscribe((data) => {
+    const message = data as ValidateMessage;
+    const span = checks.get(message);
+    if (!span) return;
+    if (message.error !== undefined) fail(span, 'schema_mismatch');
+    span.end();
+  });
+
+  return {
+    shutdown: async () => {
+      await provider.forceFlush().catch(() => {});
+      await provider.shutdown().catch(() => {});
+    },
+  };
+}
+
+/** The request span's attributes known at its start (the MCP conventions' names). */
+function requestAttributes(message: RequestMessage): Attributes {
+  const attributes: Attributes = {
+    'mcp.method.name': message.method,
+    // stdio is a pipe; Streamable HTTP runs over TCP.
+    'network.transport': message.transport === 'stdio' ? 'pipe' : 'tcp',
+  };
+  if (message.method === 'tools/call') attributes['gen_ai.operation.name'] = 'execute_tool';
+  if (message.requestId !== undefined) attributes['jsonrpc.request.id'] = String(message.requestId);
+  if (message.sessionId !== undefined) attributes['mcp.session.id'] = message.sessionId;
+  if (message.protocolVersion !== undefined) attributes['mcp.protocol.version'] = message.protocolVersion;
+  if (message.transport === 'http') attributes['network.protocol.name'] = 'http';
+  if (message.client?.address !== undefined) attributes['client.address'] = message.client.address;
+  if (message.client?.port !== undefined) attributes['client.port'] = message.client.port;
+  return attributes;
+}
+
+function toolAttributes(scope: Scope | undefined): Attributes {
+  const tool = toolOf(scope);
+  return tool === undefined ? {} : { 'gen_ai.tool.name': tool };
+}
+
+type Sdk = typeof import('@opentelemetry/sdk-trace');
+
+/** OTEL_TRACES_SAMPLER and its argument, as settings.ts read them. */
+function sampler(sdk: Sdk, settings: TraceSettings) {
+  const ratio = () => new sdk.TraceIdRatioBasedSampler(settings.samplerArg ?? 1);
+  switch (settings.sampler) {
+    case 'always_on':
+      return new sdk.AlwaysOnSampler();
+    case 'always_off':
+      return new sdk.AlwaysOffSampler();
+    case 'traceidratio':
+      return ratio();
+    case 'parentbased_always_off':
+      return new sdk.ParentBasedSampler({ root: new sdk.AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new sdk.ParentBasedSampler({ root: ratio() });
+    default:
+      return new sdk.ParentBasedSampler({ root: new sdk.AlwaysOnSampler() });
+  }
+}
