@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { authServerUrl, parseListenAddress, resourceUrl } from 'twylt/server';
-import { TOOLSET_OPTIONS, formatOptions, metricsAddress, parseCount, parseDuration, splitArgv, toolsetOptions, UsageError, type OptionSpec, type ToolDefaults } from 'twylt/toolset';
+import { TOOLSET_OPTIONS, formatOptions, metricsAddress, parseCount, parseDuration, sandboxFromFlags, splitArgv, toolsetOptions, UsageError, type OptionSpec, type SandboxPolicy, type ToolDefaults } from 'twylt/toolset';
 
 /** How the tools are offered: one MCP tool per TWYLT tool, or browse mode's two (catalog.ts). */
 export type CatalogMode = 'tools' | 'browse';
@@ -29,6 +29,8 @@ export interface CliPlan {
   catalog: CatalogMode;
   /** Defaults for every tool that does not set its own: time-outs, limits, warm processes (ADR 0026). */
   defaults: ToolDefaults;
+  /** The sandbox the --sandbox* flags ask for (docs/sandbox.md); undefined: none. */
+  sandbox?: SandboxPolicy;
   /** Tool processes at once, and calls that may wait for one (both modes). */
   maxConcurrency?: number;
   maxQueue?: number;
@@ -216,6 +218,7 @@ export function parseCli(argv: readonly string[]): CliPlan {
     commands: split.commands,
     catalog: catalogMode(values.catalog),
     defaults: toolsetOptions(values, DEFAULTS_OPTIONS),
+    sandbox: sandboxFromFlags(values, process.cwd()),
     describeRetryMs: duration('--describe-retry-ms', values['describe-retry-ms']),
     maxConcurrency: count('--max-concurrency', values['max-concurrency'], 1),
     maxQueue: count('--max-queue', values['max-queue']),

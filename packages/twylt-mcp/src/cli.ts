@@ -28,7 +28,7 @@ async function main(argv: readonly string[]): Promise<void> {
   }
 
   // Loaded only now: help and usage errors need neither the MCP SDK nor Zod.
-  const [{ ConfigError, collectEntries, CallLimiter, scanForServing }, { StartupError }] = await Promise.all([import('twylt/toolset'), import('./tools.js')]);
+  const [{ ConfigError, collectEntries, CallLimiter, sandboxForEntries, scanForServing }, { StartupError }] = await Promise.all([import('twylt/toolset'), import('./tools.js')]);
   let token: string | undefined;
   let oauth: HttpOAuthOptions | undefined;
   try {
@@ -54,15 +54,22 @@ async function main(argv: readonly string[]): Promise<void> {
       return;
     }
   }
-  const { defaults } = plan;
-  const shared = { defaults, describeRetryMs: plan.describeRetryMs, strict: plan.strict, catalog: plan.catalog };
   try {
+    const listed = await collectEntries(plan.configs, plan.commands);
+    // Ready before any tool starts (the scan's describes included), or a refusal to start.
+    const sandbox = await sandboxForEntries(plan.sandbox, listed);
+    // One defaults object for every tool, handed on by reference.
+    const defaults = sandbox ? { ...plan.defaults, sandbox } : plan.defaults;
+    const shared = { defaults, describeRetryMs: plan.describeRetryMs, strict: plan.strict, catalog: plan.catalog };
     const scanned = await scanForServing(
       plan.scans,
-      { timeoutMs: defaults.describeTimeoutMs ?? defaults.timeoutMs ?? DEFAULT_TIMEOUT_MS, jobs: availableParallelism() },
+      { timeoutMs: defaults.describeTimeoutMs ?? defaults.timeoutMs ?? DEFAULT_TIMEOUT_MS, jobs: availableParallelism(), sandbox },
       (line) => stderrLog(`--scan: ${line}`),
     );
-    const configs = [...(await collectEntries(plan.configs, plan.commands)), ...scanned];
+    const configs = [...listed, ...scanned];
+    if (plan.http && !sandbox && !isLoopbackHost(plan.http.host)) {
+      stderrLog(`warning: serving tools over HTTP to callers beyond this machine (${plan.http.host}) without --sandbox: each runs with this user's files, network and rights (docs/sandbox.md)`);
+    }
     if (plan.http) {
       const { serveHttp } = await import('./http.js');
       const { http } = plan;
@@ -86,10 +93,21 @@ async function main(argv: readonly string[]): Promise<void> {
     onSignal(() => server.close());
   } catch (error) {
     await observing?.close();
+    if ((error as Error)?.name === 'SandboxUnavailableError') {
+      stderrLog(`cannot start: ${(error as Error).message}`);
+      process.exitCode = 1;
+      return;
+    }
     if (!(error instanceof ConfigError || error instanceof StartupError)) throw error;
     stderrLog(`cannot start:\n${error.message}`);
     process.exitCode = 1;
   }
+}
+
+/** 127.0.0.0/8, ::1 and localhost: callers on this machine only. */
+function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127\.\d+\.\d+\.\d+$/.test(bare);
 }
 
 /** Any of the OTEL_* variables that can turn traces on (twylt/observe decides). */

@@ -15,6 +15,7 @@ import { freshDirectoryIn, resolveCommand } from './command.js';
 import { InvalidOutputError, OutputTooLargeError, SchemaMismatchError, SpawnError, ToolCrashError, ToolError, UnexpectedExitError, type ProcessOutput } from './errors.js';
 import { hasJsonNumber, parseJson as parseJsonText, stringifyExact, type NumberFidelity } from './json.js';
 import { DEFAULT_MAX_OUTPUT_BYTES, runProcess, type ProcessResult, type RunOptions } from './process.js';
+import type { SpawnSandbox } from './spawn.js';
 import type { DescribeResult, ToolSpec, Transport } from './types.js';
 import { traced, validateChannel } from '../toolset/events.js';
 
@@ -40,6 +41,11 @@ export interface ClientOptions {
   maxOutputBytes?: number;
   /** A spec the caller cached earlier: `spec()` returns it without spawning. */
   spec?: ToolSpec;
+  /**
+   * Run every process of this tool in a sandbox (twylt/toolset's `prepareSandbox`); the tool
+   * then gets `env`, not the consumer's environment (docs/sandbox.md).
+   */
+  sandbox?: SpawnSandbox;
 }
 
 /** Per-call settings; each overrides the client's default. */
@@ -226,6 +232,7 @@ export class TwyltClient {
       maxOutputBytes: options.maxOutputBytes ?? defaults.maxOutputBytes,
       signal: options.signal,
       started: options.started,
+      sandbox: defaults.sandbox,
     };
     return runProcess([...command, ...args], run);
   }

@@ -6,8 +6,8 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { spawnFailure } from '../protocol/runtime.js';
 import { decodeUtf8Strict } from '../protocol/utf8.js';
-import { AbortError, OutputTooLargeError, SpawnError, TimeoutError } from './errors.js';
-import { killTool, spawnTool } from './spawn.js';
+import { AbortError, OutputTooLargeError, ResourceLimitError, SpawnError, TimeoutError } from './errors.js';
+import { exitOf, killTool, limitHit, spawnTool, type SpawnSandbox, type SpawnToolOptions } from './spawn.js';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 /**
@@ -39,6 +39,11 @@ export interface RunOptions {
    * `stdin` is written to it and closed, and the time-out counts from now.
    */
   started?: ChildProcessWithoutNullStreams;
+  /**
+   * Run the tool in this sandbox (twylt/toolset's prepareSandbox): `env` is then all the
+   * tool gets of the consumer's environment besides the sandbox's own.
+   */
+  sandbox?: SpawnSandbox;
 }
 
 /** A finished process. Exactly one of `exitCode` and `signal` is set. */
@@ -76,7 +81,7 @@ export function runProcess(command: readonly string[], options: RunOptions = {})
     }
     let child: ChildProcessWithoutNullStreams;
     try {
-      child = options.started ?? spawnTool(command, { cwd: options.cwd, env: mergeEnv(options.env) });
+      child = options.started ?? spawnTool(command, toolSpawnOptions(options));
     } catch (error) {
       // Some failures throw at once instead of emitting 'error': E2BIG (an argument list
       // beyond the system's limit), an invalid argument.
@@ -133,7 +138,9 @@ export function runProcess(command: readonly string[], options: RunOptions = {})
     /** The tool is gone and its output read: settle with the failure, or with how it exited. */
     const drained = () =>
       finish(() => {
+        const limit = limitHit(child);
         if (failure) reject(failure);
+        else if (limit) reject(new ResourceLimitError(command, limit, output()));
         else {
           const stdout = Buffer.concat(chunks.stdout);
           const text = decodeUtf8Strict(stdout);
@@ -149,7 +156,7 @@ export function runProcess(command: readonly string[], options: RunOptions = {})
       }
     });
     child.on('exit', (exitCode, signal) => {
-      exited = { exitCode, signal };
+      exited = exitOf(child, exitCode, signal);
       // The tool is done, and spawnTool has ended what it left in its process group. A
       // grandchild that left the group (setsid) may still hold our pipes: read what the
       // tool wrote, then stop listening instead of waiting for that grandchild.
@@ -173,6 +180,12 @@ export function runProcess(command: readonly string[], options: RunOptions = {})
     });
     child.stdin.end(options.stdin ?? '');
   });
+}
+
+/** How to spawn a tool: in its sandbox with only its declared variables, else with the consumer's environment. */
+export function toolSpawnOptions(options: Pick<RunOptions, 'cwd' | 'env' | 'sandbox'>): SpawnToolOptions {
+  if (options.sandbox) return { cwd: options.cwd, env: { ...options.env } as NodeJS.ProcessEnv, sandbox: options.sandbox };
+  return { cwd: options.cwd, env: mergeEnv(options.env) };
 }
 
 /** The environment of a tool: the consumer's own, with `extra` added (`undefined` removes). */

@@ -7,17 +7,45 @@
  * consumer ends them the same way. On Windows nothing watches (ADR 0029).
  */
 import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { constants as osConstants } from 'node:os';
 import type { Writable } from 'node:stream';
 import { evalCommand } from '../protocol/runtime.js';
+import type { ResourceLimit } from './errors.js';
 import { spawnChannel, spawnedChannel, type ProcessMessage } from '../toolset/events.js';
 import { keeperMain } from './keeper.js';
 
 export interface SpawnToolOptions {
   cwd?: string;
-  /** The whole environment of the tool. */
+  /**
+   * The whole environment of the tool; with a `sandbox`, only what the tool declares (the
+   * sandbox adds its own and nothing of the consumer's).
+   */
   env?: NodeJS.ProcessEnv;
+  /** Run the tool in this sandbox (twylt/toolset's prepareSandbox); default: none. */
+  sandbox?: SpawnSandbox;
   /** Started ahead of any call (a warm process): observers attach it to no call. */
   ahead?: boolean;
+}
+
+/** What a sandbox driver answers to one spawn; only its type is known here, nothing is loaded. */
+export interface SpawnSandbox {
+  /** Throws as spawn would (ENOENT for a missing executable) or when the policy forbids. */
+  wrap(command: readonly string[], options: { cwd?: string; env?: Record<string, string | undefined> }): SandboxedProcess;
+}
+
+/** A limit of the sandbox that ended a call. */
+export type SandboxLimit = ResourceLimit;
+
+export interface SandboxedProcess {
+  /** What runs instead: the launcher, its options, then the tool's argv. */
+  command: readonly string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Pipes beyond stdin, stdout and stderr that the launcher talks on. */
+  extraPipes: number;
+  started(child: ChildProcess): void;
+  /** Once it exited: the limit it ran into, if that is what ended it. Frees per-call resources. */
+  ended(exitCode: number | null, signal: NodeJS.Signals | null): SandboxLimit | undefined;
 }
 
 const POSIX = process.platform !== 'win32';
@@ -46,15 +74,27 @@ function observedSpawn(command: readonly string[], options: SpawnToolOptions): C
 }
 
 function start(command: readonly string[], env: NodeJS.ProcessEnv | undefined, options: SpawnToolOptions): ChildProcessWithoutNullStreams {
-  const [file, ...args] = command;
+  const sandboxed = options.sandbox?.wrap(command, { cwd: options.cwd, env });
+  const [file, ...args] = sandboxed?.command ?? command;
   const child = spawn(file!, args, {
-    cwd: options.cwd,
-    env,
-    stdio: ['pipe', 'pipe', 'pipe'],
+    cwd: sandboxed?.cwd ?? options.cwd,
+    env: sandboxed?.env ?? env,
+    stdio: Array<'pipe'>(3 + (sandboxed?.extraPipes ?? 0)).fill('pipe'),
     detached: POSIX,
     windowsHide: true,
-  });
+  }) as ChildProcessWithoutNullStreams;
   const pid = child.pid;
+  if (sandboxed) {
+    if (pid === undefined) sandboxed.ended(null, null);
+    else {
+      sandboxedChildren.add(child);
+      sandboxed.started(child);
+      child.once('exit', (code, signal) => {
+        const limit = sandboxed.ended(code, signal);
+        if (limit) limitsHit.set(child, limit);
+      });
+    }
+  }
   if (pid === undefined || !POSIX) return child;
   keeper()?.write(`+${pid}\n`);
   child.once('exit', () => {
@@ -62,6 +102,26 @@ function start(command: readonly string[], env: NodeJS.ProcessEnv | undefined, o
     keeper()?.write(`-${pid}\n`);
   });
   return child;
+}
+
+const sandboxedChildren = new WeakSet<ChildProcess>();
+const limitsHit = new WeakMap<ChildProcess, SandboxLimit>();
+
+/** The sandbox limit that ended `child`, known once it exited. */
+export function limitHit(child: ChildProcess): SandboxLimit | undefined {
+  return limitsHit.get(child);
+}
+
+/**
+ * How a tool ended, as an unsandboxed one reports it: the sandbox's launcher exits with
+ * 128 + N when the tool was killed by signal N.
+ */
+export function exitOf(child: ChildProcess, exitCode: number | null, signal: NodeJS.Signals | null): { exitCode: number | null; signal: NodeJS.Signals | null } {
+  if (sandboxedChildren.has(child) && exitCode !== null && exitCode > 128) {
+    const name = Object.entries(osConstants.signals).find(([, number]) => number === exitCode - 128)?.[0];
+    if (name) return { exitCode: null, signal: name as NodeJS.Signals };
+  }
+  return { exitCode, signal };
 }
 
 /** SIGKILL to a tool's whole process group (or to the tool alone on Windows); gone is fine. */

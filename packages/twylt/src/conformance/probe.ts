@@ -8,6 +8,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { freshDirectoryIn } from '../client/command.js';
 import { runProcess } from '../client/process.js';
+import type { SpawnSandbox } from '../client/spawn.js';
 import { SpawnError, TwyltClientError } from '../client/errors.js';
 import { DESCRIBE_ENV, ENV } from '../protocol/constants.js';
 import type { Evidence } from './types.js';
@@ -28,6 +29,8 @@ export interface ProbeSettings {
   tmpRoot: string;
   env: Record<string, string>;
   signal?: AbortSignal;
+  /** Every run in this sandbox (docs/sandbox.md). */
+  sandbox?: SpawnSandbox;
 }
 
 /** Variables of the caller that would change what the tool does; every run starts without them. */
@@ -65,6 +68,7 @@ async function probe(settings: ProbeSettings, request: ProbeRequest): Promise<Ev
         timeoutMs: settings.timeoutMs,
         maxOutputBytes: settings.maxOutputBytes,
         signal: settings.signal,
+        sandbox: settings.sandbox,
       });
       Object.assign(evidence.received, { exitCode: result.exitCode, signal: result.signal, stdout: result.stdout, stderr: result.stderr });
     } catch (error) {

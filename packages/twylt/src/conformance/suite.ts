@@ -43,6 +43,7 @@ export async function checkTool(command: readonly string[], options: Conformance
         tmpRoot: runs.directory,
         env: options.env ?? {},
         signal: options.signal,
+        sandbox: options.sandbox,
       },
       Math.max(1, options.concurrency ?? 4),
     );

@@ -82,4 +82,6 @@ export interface ConformanceOptions {
   /** Run only checks whose id starts with one of these prefixes. */
   only?: string[];
   signal?: AbortSignal;
+  /** Run every probe in this sandbox (twylt/toolset's prepareSandbox; docs/sandbox.md). */
+  sandbox?: import('../client/spawn.js').SpawnSandbox;
 }

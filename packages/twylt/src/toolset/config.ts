@@ -11,6 +11,28 @@ import { JsonValidator } from '../schema/json-validator.js';
 import type { ToolEntry } from './entry.js';
 
 const positiveInteger = { type: 'integer', minimum: 1 } as const;
+const paths = { type: 'array', items: { type: 'string', minLength: 1 } } as const;
+
+/** `"sandbox"`: true, false, or a policy (docs/sandbox.md). */
+const SANDBOX_SCHEMA = {
+  anyOf: [
+    { type: 'boolean' },
+    {
+      type: 'object',
+      properties: {
+        allowRead: { ...paths, description: 'Extra paths the tool may read.' },
+        allowWrite: { ...paths, description: 'Extra paths the tool may read and write.' },
+        allowNet: { ...paths, description: 'Hosts (host, host:port, *.domain) reachable through the proxy.' },
+        allowEnv: { ...paths, description: "Variables of the consumer's environment passed on." },
+        memoryMb: { type: 'integer', minimum: 0, description: 'Memory of one call, in MiB; 0: no limit.' },
+        processes: { type: 'integer', minimum: 0, description: 'Processes and threads of one call; 0: no limit.' },
+        cpuSeconds: { type: 'integer', minimum: 0, description: 'CPU seconds of each process; 0: no limit.' },
+      },
+      additionalProperties: false,
+    },
+  ],
+  description: 'Run the tool in a kernel sandbox (docs/sandbox.md): true, false, or a policy.',
+} as const;
 
 /** The JSON Schema of a config file; an editor can use it through the file's `$schema`. */
 export const CONFIG_SCHEMA = {
@@ -19,6 +41,7 @@ export const CONFIG_SCHEMA = {
   type: 'object',
   properties: {
     $schema: { type: 'string', description: 'Lets an editor find this schema; ignored.' },
+    sandbox: { ...SANDBOX_SCHEMA, description: 'The default of every tool without its own "sandbox".' },
     tools: {
       type: 'array',
       minItems: 1,
@@ -53,6 +76,7 @@ export const CONFIG_SCHEMA = {
             additionalProperties: false,
           },
           warm: { type: 'integer', minimum: 0, description: 'Processes started ahead, waiting for calls on stdin; default 0: none.' },
+          sandbox: SANDBOX_SCHEMA,
         },
         required: ['command'],
         additionalProperties: false,
@@ -97,8 +121,15 @@ export function parseConfig(text: string, file: string): ToolEntry[] {
     throw new ConfigError(`${file} is not a valid TWYLT tool-set config:\n${lines.join('\n')}`);
   }
   const base = dirname(resolve(file));
-  return (data as { tools: ToolEntry[] }).tools.map((tool) => {
+  const { tools, sandbox } = data as { tools: ToolEntry[]; sandbox?: ToolEntry['sandbox'] };
+  return tools.map((tool) => {
     const entry: ToolEntry = { ...tool, cwd: resolve(base, tool.cwd ?? '.') };
+    // The file's default, unless the tool has its own.
+    if (entry.sandbox === undefined && sandbox !== undefined) entry.sandbox = sandbox;
+    if (typeof entry.sandbox === 'object') {
+      const at = (list: string[] | undefined) => list?.map((path) => resolve(base, path));
+      entry.sandbox = { ...entry.sandbox, allowRead: at(entry.sandbox.allowRead), allowWrite: at(entry.sandbox.allowWrite) };
+    }
     if (tool.source !== undefined) entry.source = resolve(base, tool.source);
     if (tool.describeCache) entry.describeCache = { ...tool.describeCache, inputs: tool.describeCache.inputs.map((input) => resolve(base, input)) };
     return entry;

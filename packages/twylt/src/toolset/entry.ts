@@ -4,6 +4,7 @@
  * or from code.
  */
 import type { ToolSpec, Transport } from '../client/types.js';
+import type { SandboxPolicy } from './sandbox/policy.js';
 
 export interface ToolEntry {
   /** The tool's argv; run directly, never through a shell. */
@@ -33,6 +34,11 @@ export interface ToolEntry {
   describeCache?: DescribeCache;
   /** Processes started ahead, waiting for calls (stdin transport; default 0: none; ADR 0026). */
   warm?: number;
+  /**
+   * Run this tool in a kernel sandbox (docs/sandbox.md): `true`, `false` (never, even when
+   * the consumer sandboxes its tools), or a policy of its own over the consumer's.
+   */
+  sandbox?: boolean | SandboxPolicy;
 }
 
 /** A recorded describe: `hash` of `inputs` (files and folders) and of the command and env. */

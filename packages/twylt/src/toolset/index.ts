@@ -27,3 +27,18 @@ export { formatPath } from '../protocol/issues.js';
 export { FAILURE_KINDS, describeFailure, failureKind, invalidArguments, issueLines, type CallFailure, type FailureKind } from './failure.js';
 export { scanForServing, scanTools, writeCatalog, defaultEnvsDir, type ScanOptions, type ScannedTool, type ScanStatus } from './catalog/index.js';
 export type { DescribeCache } from './entry.js';
+export type { PrepareOptions, PreparedSandbox, SandboxPolicy } from './sandbox/index.js';
+export { SANDBOX_OPTIONS, entrySandbox, sandboxForEntries, sandboxFromFlags } from './sandbox/flags.js';
+export type { SandboxLimit, SpawnSandbox } from '../client/spawn.js';
+
+/**
+ * Check that the kernel sandbox works here and start what it needs (docs/sandbox.md); throws
+ * SandboxUnavailableError otherwise. Its code is loaded only by this call.
+ */
+export async function prepareSandbox(
+  policy?: import('./sandbox/index.js').SandboxPolicy | true,
+  options?: import('./sandbox/index.js').PrepareOptions,
+): Promise<import('./sandbox/index.js').PreparedSandbox> {
+  const { prepareSandbox: prepare } = await import('./sandbox/index.js');
+  return prepare(policy, options);
+}

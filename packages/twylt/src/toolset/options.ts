@@ -7,6 +7,7 @@
 import { DEFAULT_TIMEOUT_MS } from '../client/process.js';
 import { parseListenAddress } from '../server/listen.js';
 import { UsageError } from './args.js';
+import { SANDBOX_OPTIONS } from './sandbox/flags.js';
 import type { ToolDefaults } from './policy.js';
 import { DEFAULT_MAX_WARM } from './warm.js';
 
@@ -76,6 +77,8 @@ export const TOOLSET_OPTIONS = {
     value: 'HOST:PORT',
     help: 'serve Prometheus metrics of the calls at http://HOST:PORT/metrics; a PORT alone is on 127.0.0.1, port 0 picks a free one; beyond loopback only with a token every scrape must send (docs/observability.md)',
   },
+  // The sandbox (sandbox/flags.ts): read by sandboxFromFlags, made ready by the consumer.
+  ...SANDBOX_OPTIONS,
 } as const satisfies Record<string, OptionSpec>;
 
 /** `--metrics [HOST:]PORT` as given, or undefined (ADR 0033). */

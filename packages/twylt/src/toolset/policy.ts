@@ -6,7 +6,10 @@
 import { resolveCommand } from '../client/command.js';
 import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from '../client/process.js';
 import type { Transport } from '../client/types.js';
+import type { SpawnSandbox } from '../client/spawn.js';
 import type { ToolEntry } from './entry.js';
+import type { PreparedSandbox } from './sandbox/bwrap.js';
+import { entrySandbox } from './sandbox/flags.js';
 import { DEFAULT_WARM_IDLE_MS, WarmCap } from './warm.js';
 
 /**
@@ -33,6 +36,8 @@ export interface ToolDefaults {
   warmCap?: WarmCap;
   /** Retire a warm process that waited this long unused (default DEFAULT_WARM_IDLE_MS). */
   warmIdleMs?: number;
+  /** The consumer's sandbox (prepareSandbox): every tool runs in it unless its entry says `"sandbox": false`. */
+  sandbox?: PreparedSandbox;
 }
 
 /** Everything a call of one entry needs, resolved; frozen. */
@@ -51,6 +56,8 @@ export interface ToolPolicy {
   readonly warm: number;
   readonly warmCap: WarmCap;
   readonly warmIdleMs: number;
+  /** Where its processes start: its sandbox, or undefined for none (docs/sandbox.md). */
+  readonly sandbox: SpawnSandbox | undefined;
 }
 
 /** The cap of each defaults object without its own: made on first use, shared after. */
@@ -93,6 +100,7 @@ export function resolvePolicy(entry: ToolEntry, defaults: ToolDefaults = {}): To
     warm: transport === 'cli' || transport === 'file' ? 0 : (entry.warm ?? defaults.warm ?? 0),
     warmCap: warmCapOf(defaults),
     warmIdleMs: defaults.warmIdleMs ?? DEFAULT_WARM_IDLE_MS,
+    sandbox: entrySandbox(entry, defaults.sandbox),
   });
 }
 

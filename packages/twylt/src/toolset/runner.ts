@@ -54,10 +54,10 @@ export interface ToolRunner {
  */
 export function createRunner(entry: ToolEntry, defaults: ToolDefaults = {}, spec?: ToolSpec): ToolRunner {
   const policy = resolvePolicy(entry, defaults);
-  const { command, cwd, env, timeoutMs, maxOutputBytes } = policy;
-  const client = new TwyltClient([...command], { cwd, env, timeoutMs, maxOutputBytes, spec });
+  const { command, cwd, env, timeoutMs, maxOutputBytes, sandbox } = policy;
+  const client = new TwyltClient([...command], { cwd, env, timeoutMs, maxOutputBytes, spec, sandbox });
   const warm =
-    spec && policy.warm > 0 ? new WarmPool({ size: policy.warm, command, cwd, env, cap: policy.warmCap, idleMs: policy.warmIdleMs }) : undefined;
+    spec && policy.warm > 0 ? new WarmPool({ size: policy.warm, command, cwd, env, cap: policy.warmCap, idleMs: policy.warmIdleMs, sandbox }) : undefined;
   return {
     entry,
     policy,

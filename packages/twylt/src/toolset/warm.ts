@@ -11,8 +11,8 @@
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { WarmSource } from '../client/client.js';
-import { mergeEnv } from '../client/process.js';
-import { killTool, spawnTool } from '../client/spawn.js';
+import { toolSpawnOptions } from '../client/process.js';
+import { killTool, spawnTool, type SpawnSandbox } from '../client/spawn.js';
 import { warmChannel, type WarmMessage } from './events.js';
 
 /** Warm processes of all tools together, unless told otherwise (`--max-warm`). */
@@ -59,6 +59,8 @@ export interface WarmPoolOptions {
   cwd?: string;
   env?: Record<string, string | undefined>;
   cap: WarmCap;
+  /** The tool's sandbox: its warm processes start inside it, as its cold calls do. */
+  sandbox?: SpawnSandbox;
   /** Retire a process that waited this long; 0 or Infinity: never. */
   idleMs: number;
 }
@@ -141,10 +143,10 @@ export class WarmPool implements WarmSource {
   }
 
   #start(): boolean {
-    const { command, cwd, env, idleMs } = this.#options;
+    const { command, cwd, env, idleMs, sandbox } = this.#options;
     let child: ChildProcessWithoutNullStreams;
     try {
-      child = spawnTool(command, { cwd, env: mergeEnv(env), ahead: true });
+      child = spawnTool(command, { ...toolSpawnOptions({ cwd, env, sandbox }), ahead: true });
     } catch {
       // What a cold call reports itself (E2BIG...): no warm process for this tool.
       this.#options.cap.release();

@@ -8,13 +8,15 @@ import { CLI_EXIT, UsageError, wrappingCommand, type Io } from '../command.js';
 import { interruptible } from '../interrupt.js';
 import { renderFailure } from '../render.js';
 import { styleFor } from '../style.js';
+import { formatOptions } from '../../toolset/options.js';
+import { SANDBOX_OPTIONS, openSandbox } from '../../toolset/sandbox/flags.js';
 import { parseTimeout } from './describe.js';
 
 const HELP = `twylt call: run a tool on one input and print its output
 
 Usage:
   twylt call [--input JSON | --input-file F] [--transport cli|stdin|file]
-             [--timeout MS] [--validate] [--json] -- <tool command...>
+             [--timeout MS] [--validate] [--json] [--sandbox...] -- <tool command...>
 
 The input is a JSON object from --input, from --input-file, or else from stdin.
 
@@ -28,7 +30,7 @@ Options:
   --timeout MS        kill the tool (and all it started) after MS ms (default 30000)
   --validate          check input and output against the tool's published schemas
   --json              print the output compactly and failures as the raw error JSON
-  -h, --help          show this help
+${formatOptions(SANDBOX_OPTIONS, { column: 22 })}  -h, --help          show this help
 
 Exit code: the tool's own (0, 2 to 6 as TWYLT defines them, or any other code it
 exited with); 1 when the tool could not run or misbehaved (time-out, crash, output
@@ -49,6 +51,7 @@ export const command = wrappingCommand({
     transport: { type: 'string' },
     validate: { type: 'boolean' },
     json: { type: 'boolean' },
+    ...SANDBOX_OPTIONS,
   },
   async run(values, tool, io) {
     const transport = (values.transport ?? 'cli') as Transport;
@@ -56,7 +59,12 @@ export const command = wrappingCommand({
     // Every flag is checked before the input is read (stdin, maybe).
     const timeoutMs = parseTimeout(values.timeout);
     const input = await readInput(values.input, values['input-file'], io);
-    const client = new TwyltClient(resolveCommand(tool, io.cwd), { cwd: io.cwd, timeoutMs });
+    const sandbox = await openSandbox(values, io.cwd);
+    const client = new TwyltClient(resolveCommand(tool, io.cwd), {
+      cwd: io.cwd,
+      timeoutMs,
+      sandbox: sandbox?.forTool({ workspace: io.cwd }),
+    });
     try {
       // Numbers as the tool wrote them, to the digit: `text` fidelity, written back by JSON.stringify.
       const { output } = await interruptible((signal) => client.call(input, { transport, validate: values.validate, numbers: 'text', signal }));
@@ -67,6 +75,8 @@ export const command = wrappingCommand({
       if (values.json) io.stderr.write(rawFailure(error));
       else io.stderr.write(renderFailure(error, styleFor(io.stderr, io.env)));
       return error instanceof ToolError || error instanceof UnexpectedExitError ? error.exitCode : CLI_EXIT.failed;
+    } finally {
+      await sandbox?.close();
     }
   },
 });

@@ -4,13 +4,15 @@ import { resolve } from 'node:path';
 import { CLI_EXIT, wrappingCommand } from '../command.js';
 import { interruptible } from '../interrupt.js';
 import { styleFor } from '../style.js';
-import { parseCount } from '../../toolset/options.js';
+import { SANDBOX_OPTIONS, openSandbox } from '../../toolset/sandbox/flags.js';
+import { formatOptions, parseCount } from '../../toolset/options.js';
 import { parseTimeout } from './describe.js';
 
 const HELP = `twylt check: check that an executable honours TWYLT 1.8
 
 Usage:
-  twylt check [--json] [--junit FILE] [--timeout MS] [--only PREFIX]... -- <tool command...>
+  twylt check [--json] [--junit FILE] [--timeout MS] [--only PREFIX]... [--sandbox...]
+              -- <tool command...>
 
 Runs the tool many times, each in a fresh, empty directory with stdin closed, and
 reports every check as PASS, FAIL, WARN or SKIP with the evidence (what was sent, what
@@ -27,7 +29,7 @@ Options:
   --concurrency N  runs at once (default 4)
   --tmp-root DIR   make the run directories inside DIR instead (e.g. /tmp)
   --only PREFIX    run only the checks whose id starts with PREFIX (repeatable)
-  -h, --help       show this help
+${formatOptions(SANDBOX_OPTIONS, { column: 19 })}  -h, --help       show this help
 
 Exit code: 0 when no check failed (warnings and skips allowed), 1 otherwise (the tool
 could not start included), 64 for wrong usage, 130 (143, 129) when interrupted by
@@ -46,10 +48,13 @@ export const command = wrappingCommand({
     concurrency: { type: 'string' },
     'tmp-root': { type: 'string' },
     only: { type: 'string', multiple: true },
+    ...SANDBOX_OPTIONS,
   },
   async run(values, tool, io) {
     const concurrency = values.concurrency === undefined ? undefined : parseCount('--concurrency', values.concurrency, 1);
     const { checkTool, renderJunit, renderTable } = await import('../../conformance/index.js');
+    // Each run's own directory is its workspace.
+    const sandbox = await openSandbox(values, io.cwd);
     // Ctrl-C ends the runs in flight, so that the run directories are removed before exiting.
     const report = await interruptible((signal) =>
       checkTool(tool, {
@@ -59,8 +64,9 @@ export const command = wrappingCommand({
         tmpRoot: values['tmp-root'] === undefined ? undefined : resolve(io.cwd, values['tmp-root']),
         only: values.only,
         signal,
+        sandbox: sandbox?.forTool(),
       }),
-    );
+    ).finally(() => sandbox?.close());
     if (values.junit) await writeFile(resolve(io.cwd, values.junit), renderJunit(report));
     if (report.startFailure && !values.json) {
       // One message, not a table of the same failure.

@@ -11,6 +11,7 @@ import { availableParallelism } from 'node:os';
 import { CLI_EXIT, UsageError, parseOptions, type Command } from '../command.js';
 import { INTERRUPT_SIGNALS, interruptible } from '../interrupt.js';
 import { TOOLSET_OPTIONS, formatOptions, metricsAddress, parseCount, toolsetOptions, type OptionSpec } from '../../toolset/options.js';
+import { sandboxForEntries, sandboxFromFlags } from '../../toolset/sandbox/flags.js';
 
 /** `twylt inspect`'s own flags beside the toolset's (TOOLSET_OPTIONS). */
 const INSPECT_OPTIONS = {
@@ -86,7 +87,7 @@ export const command: Command = {
     const port = parsePort(values.port);
     const host = values.host ?? DEFAULT_HOST;
     if (host === '') throw new UsageError('--host needs an address, such as 127.0.0.1');
-    const defaults = toolsetOptions(values);
+    let defaults = toolsetOptions(values);
     const timeoutMs = defaults.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const metrics = metricsAddress(values.metrics as string | undefined);
     const say = (line: string) => io.stderr.write(`twylt inspect: ${line}\n`);
@@ -102,15 +103,19 @@ export const command: Command = {
 
     let describe: (signal?: AbortSignal) => Promise<DescribedTool[]>;
     try {
+      const listed = await collectEntries(configs.map((file) => resolve(io.cwd, file)), split.commands);
+      // Ready before any tool starts (the scan's describes included), or a refusal to start.
+      const sandbox = await sandboxForEntries(sandboxFromFlags(values, io.cwd), listed);
       const scanned = await scanForServing(
         scans.map((dir) => resolve(io.cwd, dir)),
-        { timeoutMs: defaults.describeTimeoutMs ?? timeoutMs, jobs: availableParallelism() },
+        { timeoutMs: defaults.describeTimeoutMs ?? timeoutMs, jobs: availableParallelism(), sandbox },
         (line) => {
           scanLeftOut.push(line.replace(/^left out /, ''));
           say(`--scan: ${line}`);
         },
       );
-      const entries = [...(await collectEntries(configs.map((file) => resolve(io.cwd, file)), split.commands)), ...scanned].map((entry) => ({
+      if (sandbox) defaults = { ...defaults, sandbox };
+      const entries = [...listed, ...scanned].map((entry) => ({
         ...entry,
         cwd: entry.cwd ?? io.cwd,
       }));

@@ -9,7 +9,8 @@ import { namesKept, writeCatalog } from '../../toolset/catalog/catalog.js';
 import { scanTools, type ScannedTool } from '../../toolset/catalog/scan.js';
 import { CLI_EXIT, UsageError, parseOptions, type Command } from '../command.js';
 import { interruptible } from '../interrupt.js';
-import { parseCount } from '../../toolset/options.js';
+import { SANDBOX_OPTIONS, openSandbox } from '../../toolset/sandbox/flags.js';
+import { formatOptions, parseCount } from '../../toolset/options.js';
 import { parseTimeout } from './describe.js';
 
 const HELP = `twylt scan: find the TWYLT tools in folders and write a catalog to serve
@@ -17,7 +18,7 @@ const HELP = `twylt scan: find the TWYLT tools in folders and write a catalog to
 Usage:
   twylt scan DIR... [--json] [--write FILE] [--install] [--glob G]... [--exclude G]...
                     [--timeout MS] [--jobs N] [--prefix DIR=PREFIX]... [--envs DIR]
-                    [--python CMD] [--node CMD] [--allow-install-scripts]
+                    [--python CMD] [--node CMD] [--allow-install-scripts] [--sandbox...]
 
 A scan EXECUTES CODE FROM THE FOLDERS: every entry point it finds is started to describe
 itself. Scan only folders whose code you would run.
@@ -63,7 +64,7 @@ Options:
   --node CMD         the Node of JavaScript and TypeScript tools (default node); the
                      catalog names the runtime as given here, so it keeps working after
                      an upgrade or on another machine
-  -h, --help         show this help
+${formatOptions(SANDBOX_OPTIONS, { column: 21 })}  -h, --help         show this help
 
 Exit codes: 0 every tool found is ok; 1 some are not, or none was found (the ok ones are
 still written); 64 wrong usage.
@@ -93,6 +94,7 @@ export const command: Command = {
         envs: { type: 'string' },
         python: { type: 'string' },
         node: { type: 'string' },
+        ...SANDBOX_OPTIONS,
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -127,7 +129,9 @@ export const command: Command = {
       prefixes: (values.prefix ?? []).map((text) => parsePrefix(text, io.cwd)),
       names,
     };
-    const tools = await interruptible((signal) => scanTools(dirs, { ...options, signal }));
+    // Describes run sandboxed when asked: a scan runs code from the folders it scans.
+    const sandbox = await openSandbox(values, io.cwd);
+    const tools = await interruptible((signal) => scanTools(dirs, { ...options, signal, sandbox })).finally(() => sandbox?.close());
     io.stdout.write(values.json ? `${JSON.stringify({ tools: tools.map(reportRow) }, null, 2)}\n` : table(tools));
     const usable = tools.filter((tool) => tool.status === 'ok').length;
     if (tools.length === 0) io.stderr.write(`twylt scan: no TWYLT tools found under ${positionals.join(', ')}\n`);

@@ -14,6 +14,7 @@ import type { ToolSpec } from '../../client/types.js';
 import { isRecord } from '../../protocol/record.js';
 import { CallLimiter } from '../limiter.js';
 import { createRunner } from '../runner.js';
+import type { PreparedSandbox } from '../sandbox/bwrap.js';
 import { discoverTools, type DiscoverOptions, type FoundTool } from './discover.js';
 import { fingerprint } from './fingerprint.js';
 import { type EnvPlan, type InstallContext, defaultEnvsDir, envReady, installEnv, planEnv, planText } from './install.js';
@@ -68,6 +69,8 @@ export interface ScanOptions extends DiscoverOptions {
   /** Put before the published names of the tools under a folder (absolute); the deepest folder wins. */
   prefixes?: readonly { dir: string; prefix: string }[];
   signal?: AbortSignal;
+  /** Describe every tool in this sandbox (prepareSandbox), its folder as its workspace. */
+  sandbox?: PreparedSandbox;
 }
 
 /** Scan every folder; the tools in folder order, then path order. */
@@ -113,7 +116,7 @@ async function judge(found: FoundTool, env: Record<string, string> | undefined, 
   const entry = { command, cwd, env, timeoutMs: options.timeoutMs };
   let spec: ToolSpec;
   try {
-    spec = await limiter.run(() => createRunner(entry).spec({ signal: options.signal, timeoutMs: options.timeoutMs }), options.signal);
+    spec = await limiter.run(() => createRunner(entry, { sandbox: options.sandbox }).spec({ signal: options.signal, timeoutMs: options.timeoutMs }), options.signal);
   } catch (error) {
     return { ...base, command, env, reason: `cannot describe it: ${firstLine((error as Error).message)}` };
   }

@@ -1,0 +1,263 @@
+/**
+ * Which of the host's files a sandboxed tool sees (ADR 0032): an allow-list. The system's
+ * runtime folders and a few files of /etc read-only; the tool's executable, interpreter and
+ * code read-only; its workspace read-write; nothing else. Never `/`, the consumer's home
+ * folder or one of its ancestors: a root-owned 0600 key is readable by owner match inside the
+ * sandbox, so the list must not reach it.
+ */
+import { accessSync, closeSync, constants, existsSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, realpathSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
+
+export type Mount = { kind: 'ro' | 'rw'; path: string } | { kind: 'symlink'; path: string; target: string };
+
+/** Folders a program loads from. Where one is a link (/bin -> usr/bin), the link is recreated. */
+const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+
+/** What of /etc programs read to start: loader, users, time zone, certificates, alternatives. */
+const ETC_FILES = [
+  'ld.so.cache',
+  'ld.so.conf',
+  'ld.so.conf.d',
+  'alternatives',
+  'passwd',
+  'group',
+  'nsswitch.conf',
+  'hosts',
+  'localtime',
+  'timezone',
+  'mime.types',
+  'protocols',
+  'services',
+  'os-release',
+  'debian_version',
+  'gitconfig',
+  'npmrc',
+  'ca-certificates',
+  'ca-certificates.conf',
+  // Only the public parts: /etc/ssl/private holds keys.
+  'ssl/certs',
+  'ssl/openssl.cnf',
+  'pki/tls/certs',
+  'pki/ca-trust',
+  'crypto-policies',
+].map((name) => `/etc/${name}`);
+
+/** Files that mark the root of a tool's project or pack. */
+const PROJECT_MARKERS = ['package.json', 'pyproject.toml', 'setup.py', 'requirements.txt', 'deno.json', 'twylt-pack.json', '.git'];
+
+/** The mounts that never change: system folders and /etc. */
+export function systemMounts(): Mount[] {
+  const mounts: Mount[] = [];
+  for (const path of SYSTEM_DIRS) {
+    const stat = lstatSafe(path);
+    if (!stat) continue;
+    if (stat.isSymbolicLink()) mounts.push({ kind: 'symlink', path, target: readlinkSync(path) });
+    else if (stat.isDirectory()) mounts.push({ kind: 'ro', path });
+  }
+  for (const path of ETC_FILES) if (existsSync(path)) mounts.push({ kind: 'ro', path });
+  return mounts;
+}
+
+export interface ToolFiles {
+  command: readonly string[];
+  /** Where the tool runs: always writable. */
+  cwd: string;
+  /** The workspace (the entry's cwd, TWYLT_WORKSPACE_ROOT): writable. */
+  workspaces: readonly string[];
+  /** The tool's PATH, PYTHONPATH, NODE_PATH. */
+  env: Readonly<Record<string, string | undefined>>;
+  allowRead: readonly string[];
+  allowWrite: readonly string[];
+}
+
+/** Thrown when a policy would expose what it must not (the home folder, `/`). */
+export class SandboxPolicyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SandboxPolicyError';
+  }
+}
+
+/**
+ * The tool's own mounts: its executable's install prefix and interpreter, the code its
+ * command line names (with its project and the node_modules folders above it), PYTHONPATH
+ * and NODE_PATH, the extra paths allowed, then its workspace. Sorted so that a deeper mount
+ * lands on a shallower one.
+ */
+export function toolMounts(files: ToolFiles): Mount[] {
+  const home = safeRealpath(homedir());
+  const read = new Set<string>();
+  const write = new Set<string>();
+  const addCode = (path: string) => {
+    const real = safeRealpath(path);
+    if (real) read.add(codeRoot(real, home));
+  };
+
+  const executable = findExecutable(files.command[0]!, files.cwd, files.env.PATH);
+  for (const path of executableFiles(executable)) {
+    if (!isSystem(path)) read.add(installPrefix(path, home));
+  }
+  for (const arg of files.command.slice(1)) {
+    if (arg.startsWith('-') || arg.startsWith('{')) continue;
+    const path = resolve(files.cwd, arg);
+    if (existsSync(path)) addCode(path);
+  }
+  for (const name of ['PYTHONPATH', 'NODE_PATH']) {
+    for (const entry of (files.env[name] ?? '').split(delimiter)) if (entry && isAbsolute(entry) && existsSync(entry)) addCode(entry);
+  }
+  // Node.js resolves packages from every node_modules folder above the code, and follows
+  // the links in them (npm workspaces, npm link) to where the packages really are.
+  for (const root of [...read]) {
+    for (let dir = root; ; dir = dirname(dir)) {
+      const modules = safeRealpath(join(dir, 'node_modules'));
+      if (modules && !read.has(modules)) {
+        read.add(modules);
+        for (const target of linkedPackages(modules)) if (!exposes(target, home)) read.add(target);
+      }
+      if (dirname(dir) === dir) break;
+    }
+  }
+  for (const path of files.allowRead) read.add(checkedPath(path, home));
+  for (const path of [files.cwd, ...files.workspaces, ...files.allowWrite]) write.add(checkedPath(path, home));
+
+  const mounts: Mount[] = [...minimal(read)].filter((path) => !write.has(path)).map((path) => ({ kind: 'ro' as const, path }));
+  mounts.push(...[...write].map((path) => ({ kind: 'rw' as const, path })));
+  return mounts.sort((a, b) => depth(a.path) - depth(b.path));
+}
+
+/**
+ * Where the linked packages of a node_modules folder are: the node_modules folder holding
+ * each target (one mount for many links), else the target itself.
+ */
+function linkedPackages(modules: string): string[] {
+  const targets = new Set<string>();
+  const visit = (dir: string, scoped: boolean) => {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const path = join(dir, name);
+      if (!scoped && name.startsWith('@')) visit(path, true);
+      else if (lstatSafe(path)?.isSymbolicLink()) {
+        const target = safeRealpath(path);
+        if (!target) continue;
+        const at = target.lastIndexOf(`${sep}node_modules${sep}`);
+        targets.add(at === -1 ? target : target.slice(0, at + `${sep}node_modules`.length));
+      }
+    }
+  };
+  visit(modules, false);
+  return [...targets].filter((target) => target !== modules);
+}
+
+/** The executable a command runs, as PATH finds it (undefined: not found). */
+export function findExecutable(file: string, cwd: string, path: string | undefined): string | undefined {
+  if (file.includes('/')) return resolve(cwd, file);
+  for (const dir of (path ?? '').split(delimiter)) {
+    if (!dir) continue;
+    const candidate = resolve(cwd, dir, file);
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/** The executable as found and as resolved, and a script's interpreter (`#!/abs/path`). */
+function executableFiles(executable: string | undefined): string[] {
+  if (!executable) return [];
+  const real = safeRealpath(executable);
+  const files = [executable];
+  if (real) files.push(real);
+  const interpreter = real ? shebang(real) : undefined;
+  if (interpreter) files.push(interpreter, safeRealpath(interpreter) ?? interpreter);
+  return files;
+}
+
+function shebang(file: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const head = Buffer.alloc(256);
+    const length = readSync(fd, head, 0, head.length, 0);
+    const line = head.subarray(0, length).toString('latin1').split('\n')[0]!;
+    const match = /^#!\s*(\/\S+)/.exec(line);
+    return match?.[1];
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * The folder an executable was installed in: `<prefix>/bin/python3` gives `<prefix>` (a
+ * venv, a pyenv version, a Node.js download), `<root>/shims/python3` gives `<root>` (pyenv).
+ */
+function installPrefix(file: string, home: string | undefined): string {
+  const dir = dirname(file);
+  const base = dir.split(sep).pop();
+  const prefix = base === 'bin' || base === 'shims' ? dirname(dir) : dir;
+  return exposes(prefix, home) ? file : prefix;
+}
+
+/** The project a code file belongs to (its nearest folder with a project marker), else its folder. */
+function codeRoot(path: string, home: string | undefined): string {
+  const start = statSync(path).isDirectory() ? path : dirname(path);
+  for (let dir = start; !exposes(dir, home); dir = dirname(dir)) {
+    if (PROJECT_MARKERS.some((marker) => existsSync(join(dir, marker)))) return dir;
+    if (dirname(dir) === dir) break;
+  }
+  return exposes(start, home) ? path : start;
+}
+
+/** An allowed path, resolved; refused when it would expose the home folder or `/`. */
+function checkedPath(path: string, home: string | undefined): string {
+  const real = safeRealpath(resolve(path)) ?? resolve(path);
+  if (exposes(real, home)) throw new SandboxPolicyError(`the sandbox refuses to expose ${real}: it is / or holds the home folder ${home}; name a folder inside it`);
+  return real;
+}
+
+/** `/`, the home folder or one of its ancestors. */
+function exposes(dir: string, home: string | undefined): boolean {
+  return dir === '/' || (home !== undefined && (home === dir || home.startsWith(dir.endsWith(sep) ? dir : dir + sep)));
+}
+
+function isSystem(path: string): boolean {
+  return SYSTEM_DIRS.some((dir) => path === dir || path.startsWith(dir + sep));
+}
+
+/** Paths without those already inside another one of the set. */
+function minimal(paths: Set<string>): string[] {
+  const sorted = [...paths].sort((a, b) => a.length - b.length);
+  const kept: string[] = [];
+  for (const path of sorted) if (!kept.some((dir) => path === dir || path.startsWith(dir + sep))) kept.push(path);
+  return kept;
+}
+
+function depth(path: string): number {
+  return path.split(sep).length;
+}
+
+function lstatSafe(path: string) {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function safeRealpath(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * The relay inside a sandbox with allowed hosts: it offers the consumer's proxy (a Unix
+ * socket bound into the sandbox) on 127.0.0.1, then runs the tool and ends as it ends. A
+ * sandbox without allowed hosts has no relay and pays nothing for it.
+ *
+ * `relayMain` runs with the runtime's evaluate option (as the keeper does, client/keeper.ts):
+ * self-contained, it reads its settings from RELAY_ENV (JSON: socket, port, command) and
+ * removes that variable before the tool starts.
+ */
+export const RELAY_ENV = 'TWYLT_SANDBOX_RELAY';
+
+export function relayMain(): void {
+  const { createServer, connect } = process.getBuiltinModule('node:net');
+  const { spawn } = process.getBuiltinModule('node:child_process');
+  const settings = JSON.parse(process.env.TWYLT_SANDBOX_RELAY ?? '{}');
+  delete process.env.TWYLT_SANDBOX_RELAY;
+  const server = createServer((client: import('node:net').Socket) => {
+    const upstream = connect(settings.socket);
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+    client.pipe(upstream).pipe(client);
+  });
+  server.listen(settings.port, '127.0.0.1', () => {
+    const [file, ...args] = settings.command as string[];
+    const tool = spawn(file, args, { stdio: 'inherit' });
+    tool.on('error', (error: NodeJS.ErrnoException) => {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(127);
+    });
+    tool.on('exit', (code: number | null, signal: NodeJS.Signals | null) => {
+      if (signal) process.kill(process.pid, signal);
+      process.exit(code ?? 1);
+    });
+  });
+}

@@ -1,0 +1,112 @@
+/**
+ * `twylt-mcp --sandbox` (issue 28): the bridge serves its tools sandboxed over stdio (a file
+ * outside the workspace read without the flag, refused with it, the bridge serving on), it
+ * refuses to start when the sandbox cannot work, and `--http` beyond loopback without
+ * `--sandbox` warns. No server here listens beyond 127.0.0.1: the warning is read from a
+ * bridge asked to listen on an address this machine does not have.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleTool } from '../support/bundle-tool.js';
+import { bridgeCommand, bridgeEnv, startBridge, textOf } from '../support/mcp.js';
+import { ROOT } from '../support/process.js';
+import { SANDBOX_SKIP_REASON } from './support.js';
+
+const scratch = mkdtempSync(join(tmpdir(), 'twylt-sandbox-mcp-'));
+const secret = join(scratch, 'elsewhere', 'secret.txt');
+let tool: string[];
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** Run the bridge to its end (it is expected not to serve): exit code and stderr. */
+function runBridge(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string }> {
+  const command = bridgeCommand();
+  return new Promise((resolve) => {
+    const child = spawn(command[0]!, [...command.slice(1), ...args], { cwd: ROOT, env: { ...bridgeEnv(), ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('close', (code) => resolve({ code, stderr }));
+  });
+}
+
+describe.skipIf(SANDBOX_SKIP_REASON !== undefined)(`twylt-mcp --sandbox${SANDBOX_SKIP_REASON ? ` (skipped: ${SANDBOX_SKIP_REASON})` : ''}`, () => {
+  beforeAll(async () => {
+    mkdirSync(join(scratch, 'elsewhere'));
+    mkdirSync(join(scratch, 'built'));
+    writeFileSync(secret, 'the secret');
+    // In a folder of its own: the folder of a tool's file is its code, readable.
+    tool = [process.execPath, await bundleTool(join(ROOT, 'tests/fixtures/sandbox/read_file.ts'), join(scratch, 'built'))];
+  });
+
+  it('over stdio: a file outside the workspace is read without --sandbox, refused with it, and the bridge serves on', async () => {
+    const plain = await startBridge(['--', ...tool]);
+    const boxed = await startBridge(['--sandbox', '--', ...tool]);
+    try {
+      const without = await plain.client.callTool({ name: 'read_file', arguments: { path: secret } });
+      expect(without.isError ?? false).toBe(false);
+      expect(textOf(without)).toContain('the secret');
+      const within = await boxed.client.callTool({ name: 'read_file', arguments: { path: secret } });
+      expect(within.isError).toBe(true);
+      expect(JSON.stringify(within.content)).toContain('ENOENT');
+      // Its workspace (the bridge's working directory, here the repository) is readable.
+      const own = await boxed.client.callTool({ name: 'read_file', arguments: { path: 'package.json' } });
+      expect(own.isError ?? false).toBe(false);
+      expect(textOf(own)).toContain('workspaces');
+    } finally {
+      await plain.close();
+      await boxed.close();
+    }
+  }, 180_000);
+
+  it('a config file: "sandbox" as its default sandboxes a tool without --sandbox, and a tool\'s own "sandbox": false does not', async () => {
+    const config = join(scratch, 'tools.json');
+    writeFileSync(
+      config,
+      JSON.stringify({ sandbox: true, tools: [{ command: tool, name: 'boxed', cwd: ROOT }, { command: tool, name: 'open', cwd: ROOT, sandbox: false }] }),
+    );
+    const bridge = await startBridge(['--config', config]);
+    try {
+      const boxed = await bridge.client.callTool({ name: 'boxed', arguments: { path: secret } });
+      expect(boxed.isError).toBe(true);
+      const open = await bridge.client.callTool({ name: 'open', arguments: { path: secret } });
+      expect(textOf(open)).toContain('the secret');
+    } finally {
+      await bridge.close();
+    }
+  }, 180_000);
+
+  it("twylt-ai's sandbox option (a prepared sandbox, as every ToolDefaults takes it): the same tool reads the file without it, not with it", async () => {
+    const { describeForAgents } = await import(new URL('../../packages/twylt-ai/dist/index.js', import.meta.url).href);
+    const { prepareSandbox } = await import(new URL('../../packages/twylt/dist/toolset/index.js', import.meta.url).href);
+    const sandbox = await prepareSandbox(true);
+    try {
+      const [plain] = await describeForAgents([{ command: tool, cwd: ROOT }]);
+      const [boxed] = await describeForAgents([{ command: tool, cwd: ROOT }], { sandbox });
+      expect((await plain.run({ path: secret })).output).toEqual({ text: 'the secret' });
+      await expect(boxed.run({ path: secret })).rejects.toThrow(/ENOENT/);
+      expect((await boxed.run({ path: 'package.json' })).text).toContain('workspaces');
+      plain.runner.close();
+      boxed.runner.close();
+    } finally {
+      await sandbox.close();
+    }
+  }, 180_000);
+
+  it('refuses to start when the sandbox cannot work: exit 1, one line why, no stack trace', async () => {
+    const { code, stderr } = await runBridge(['--sandbox', '--', ...tool], { TWYLT_SANDBOX_BWRAP: join(scratch, 'no-bwrap') });
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/cannot start: bubblewrap .* cannot make a sandbox here: .*refusing to run tools unsandboxed/);
+    expect(stderr).not.toMatch(/\n\s+at /);
+  }, 60_000);
+
+  it('--http beyond loopback warns without --sandbox, and not with it', async () => {
+    // 192.0.2.1 (TEST-NET-1) is on no interface here: the bridge warns, then cannot listen.
+    const without = await runBridge(['--http', '192.0.2.1:0', '--', ...tool], { TWYLT_MCP_TOKEN: 'x'.repeat(32) });
+    expect(without.stderr).toContain('without --sandbox');
+    const within = await runBridge(['--http', '192.0.2.1:0', '--sandbox', '--', ...tool], { TWYLT_MCP_TOKEN: 'x'.repeat(32) });
+    expect(within.stderr).not.toContain('without --sandbox');
+    expect(within.code).not.toBe(0);
+  }, 120_000);
+});
