@@ -8,16 +8,14 @@
  */
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { benchFlags } from './lib/flags.mjs';
 import { median } from './lib/measure.mjs';
+import { stdioBridge } from './lib/stdio-bridge.mjs';
 import { ROOT } from './prepare.mjs';
 
 const USAGE = 'Usage: node bench/observe.mjs [--rounds N] [--json] [--quick]';
 const flags = benchFlags(USAGE, { rounds: { type: 'string' } });
 const ROUNDS = Number(flags.rounds ?? (flags.quick ? 20 : 100));
-const BRIDGE = join(ROOT, 'packages/twylt-mcp/dist/cli.js');
 const ECHO = [process.execPath, join(ROOT, 'build/examples/echo/tool.js')];
 const INPUT = { text: 'hello' };
 
@@ -33,26 +31,10 @@ const receiver = createServer((request, response) => {
 await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 const OTEL = { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.address().port}`, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' };
 
-async function bridge(extra, env) {
+/** A bridge serving the echo example; OTEL_* only as `env` gives them. */
+function bridge(extra, env) {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('OTEL_')));
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BRIDGE, ...extra, '--', ...ECHO], env: { ...clean, ...env }, stderr: 'ignore' });
-  const client = new Client({ name: 'twylt-observe-bench', version: '0.0.0' });
-  await client.connect(transport);
-  const { tools } = await client.listTools();
-  const name = tools[0].name;
-  return {
-    call: async () => {
-      const result = await client.callTool({ name, arguments: INPUT });
-      if (result.isError) throw new Error(`the bridge reported an error: ${JSON.stringify(result.content)}`);
-    },
-    close: () => client.close(),
-  };
-}
-
-async function time(fn) {
-  const started = process.hrtime.bigint();
-  await fn();
-  return Number(process.hrtime.bigint() - started) / 1e6;
+  return stdioBridge([...extra, '--', ...ECHO], { env: { ...clean, ...env } });
 }
 
 const rows = [];
@@ -66,12 +48,12 @@ for (const [label, extra] of [
     ['off', off],
     ['on', on],
   ];
-  for (const [, path] of paths) await path.call(); // a first call each, and a check
+  for (const [, path] of paths) await path.call(INPUT); // a first call each, and a check
   const samples = { off: [], on: [] };
   for (let round = 0; round < ROUNDS; round++) {
     for (let k = 0; k < 2; k++) {
       const [id, path] = paths[(k + round) % 2];
-      samples[id].push(await time(path.call));
+      samples[id].push(await path.call(INPUT));
     }
   }
   await off.close();

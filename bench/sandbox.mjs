@@ -8,39 +8,23 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { benchFlags, usageError } from './lib/flags.mjs';
 import { median } from './lib/measure.mjs';
+import { BRIDGE, stdioBridge } from './lib/stdio-bridge.mjs';
 import { ROOT } from './prepare.mjs';
 
 const USAGE = 'Usage: node bench/sandbox.mjs [--rounds N] [--json] [--quick]';
 const flags = benchFlags(USAGE, { rounds: { type: 'string' } });
 const ROUNDS = Number(flags.rounds ?? (flags.quick ? 10 : 40));
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1) usageError('--rounds takes a positive integer', USAGE);
-const BRIDGE = join(ROOT, 'packages/twylt-mcp/dist/cli.js');
 const TOOL = join(ROOT, 'build/examples/echo/tool.js');
 if (!existsSync(BRIDGE) || !existsSync(TOOL)) usageError(`${BRIDGE} or ${TOOL} is missing: run "npm run build" first`, USAGE);
 /** The issue's bounds. */
 const COLD_BOUND = 1.15;
 const WARM_BOUND = 0.3;
+const INPUT = { text: 'hello' };
 
-async function bridge(extra) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BRIDGE, ...extra, '--', process.execPath, TOOL], stderr: 'inherit' });
-  const client = new Client({ name: 'twylt-sandbox-bench', version: '0.0.0' });
-  await client.connect(transport);
-  const { tools } = await client.listTools();
-  const name = tools[0].name;
-  return {
-    call: async () => {
-      const started = process.hrtime.bigint();
-      const result = await client.callTool({ name, arguments: { text: 'hello' } });
-      if (result.isError) throw new Error(`the bridge reported an error: ${JSON.stringify(result.content)}`);
-      return Number(process.hrtime.bigint() - started) / 1e6;
-    },
-    close: () => client.close(),
-  };
-}
+const bridge = (extra) => stdioBridge([...extra, '--', process.execPath, TOOL], { stderr: 'inherit' });
 
 const bridges = {
   plain: await bridge([]),
@@ -50,12 +34,12 @@ const bridges = {
 const times = { plain: [], sandboxed: [], warm: [] };
 const names = Object.keys(bridges);
 // One call of each first, unmeasured: the first spawn starts the keeper, the first sandboxed one fills caches.
-for (const name of names) await bridges[name].call();
+for (const name of names) await bridges[name].call(INPUT);
 for (let round = 0; round < ROUNDS; round++) {
   // Rotate the order, so that none always runs first after a pause.
   for (let i = 0; i < names.length; i++) {
     const name = names[(round + i) % names.length];
-    times[name].push(await bridges[name].call());
+    times[name].push(await bridges[name].call(INPUT));
     // A warm bridge starts its replacement after a call: give it the time a caller would.
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

@@ -5,34 +5,8 @@
  * at once, cold and warm batches alternating. Shared by bench/warm.mjs and
  * bench/launcher-warm.mjs.
  */
-import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { median } from './measure.mjs';
-
-const BRIDGE = join(new URL('../..', import.meta.url).pathname, 'packages/twylt-mcp/dist/cli.js');
-
-/** `twylt-mcp ARGS` over stdio with a client; `call` runs the tool named `name` (default: the first listed). */
-async function bridge(args, name) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BRIDGE, ...args], stderr: 'ignore' });
-  const client = new Client({ name: 'twylt-warm-bench', version: '0.0.0' });
-  await client.connect(transport);
-  const { tools } = await client.listTools();
-  const tool = name ?? tools[0].name;
-  return {
-    call: async (input) => {
-      const result = await client.callTool({ name: tool, arguments: input });
-      if (result.isError) throw new Error(`the bridge reported an error: ${JSON.stringify(result.content)}`);
-    },
-    close: () => client.close(),
-  };
-}
-
-async function time(fn) {
-  const started = process.hrtime.bigint();
-  await fn();
-  return Number(process.hrtime.bigint() - started) / 1e6;
-}
+import { elapsedMs, stdioBridge } from './stdio-bridge.mjs';
 
 const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))];
 
@@ -45,8 +19,8 @@ export async function compareWarm({ label, args, name, input, rounds, concurrenc
   let cold;
   let warm;
   try {
-    cold = await bridge(args, name);
-    warm = await bridge(['--warm', String(concurrency), ...args], name);
+    cold = await stdioBridge(args, { name });
+    warm = await stdioBridge(['--warm', String(concurrency), ...args], { name });
   } catch (error) {
     await cold?.close();
     return { tool: label, unavailable: `n/a (${error.message.split('\n')[0]})` };
@@ -60,14 +34,14 @@ export async function compareWarm({ label, args, name, input, rounds, concurrenc
   for (let round = 0; round < rounds; round++) {
     for (let k = 0; k < 2; k++) {
       const [id, path] = paths[(k + round) % 2];
-      samples[id].push(await time(() => path.call(input)));
+      samples[id].push(await path.call(input));
     }
   }
   const batchMs = { cold: [], warm: [] };
   for (let batch = 0; batch < batches; batch++) {
     for (let k = 0; k < 2; k++) {
       const [id, path] = paths[(k + batch) % 2];
-      batchMs[id].push(await time(() => Promise.all(Array.from({ length: concurrency }, () => path.call(input)))));
+      batchMs[id].push(await elapsedMs(() => Promise.all(Array.from({ length: concurrency }, () => path.call(input)))));
     }
   }
   await cold.close();

@@ -132,6 +132,8 @@ describe.skipIf(noInspector !== undefined)(`docs/testing-tools.md, the MCP Inspe
     expect(writeFiles(dir, blocks)).toEqual(['tools.json']);
     // The Inspector needs Node 22.19 (fetched by npx from the registry, or its cache); twylt-mcp is this repository's.
     const bin = join(dir, 'node_modules/.bin');
+    // The project's bin entry is a link into this repository: replace the link, never write through it.
+    rmSync(join(bin, 'twylt-mcp'), { force: true });
     writeFileSync(join(bin, 'twylt-mcp'), `#!/bin/sh\nexec node '${join(ROOT, 'packages/twylt-mcp/dist/cli.js')}' "$@"\n`, { mode: 0o755 });
     const inspectorEnv = { ...env, npm_config_offline: 'false', npm_config_prefer_offline: 'true', PATH: `${dirname(node22!)}:${bin}:${env.PATH}` };
     await runCommands(blocks, dir, inspectorEnv, 360_000);

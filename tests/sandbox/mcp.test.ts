@@ -2,7 +2,7 @@
  * `twylt-mcp --sandbox` (issue 28): the bridge serves its tools sandboxed over stdio (a file
  * outside the workspace read without the flag, refused with it, the bridge serving on), it
  * refuses to start when the sandbox cannot work, and `--http` beyond loopback without
- * `--sandbox` warns. No server here listens beyond 127.0.0.1: the warning is read from a
+ * `--sandbox` warns. `twylt inspect --sandbox` runs its calls the same way. No server here listens beyond 127.0.0.1: the warning is read from a
  * bridge asked to listen on an address this machine does not have.
  */
 import { spawn } from 'node:child_process';
@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleTool } from '../support/bundle-tool.js';
+import { send, startInspect } from '../inspect/support.js';
 import { bridgeCommand, bridgeEnv, startBridge, textOf } from '../support/mcp.js';
 import { ROOT } from '../support/process.js';
 import { SANDBOX_SKIP_REASON } from './support.js';
@@ -91,6 +92,32 @@ describe.skipIf(SANDBOX_SKIP_REASON !== undefined)(`twylt-mcp --sandbox${SANDBOX
       boxed.runner.close();
     } finally {
       await sandbox.close();
+    }
+  }, 180_000);
+
+  it('twylt inspect --sandbox: the page\'s call of the same tool is refused the file it reads without the flag', async () => {
+    const callThrough = async (inspect: Awaited<ReturnType<typeof startInspect>>) => {
+      const reply = await send(inspect.port, {
+        method: 'POST',
+        path: '/api/call',
+        headers: { authorization: `Bearer ${inspect.token}`, 'content-type': 'application/json', origin: inspect.origin },
+        body: JSON.stringify({ tool: 'read_file', input: { path: secret } }),
+      });
+      expect(reply.status).toBe(200);
+      return JSON.parse(reply.body) as { ok: boolean; output?: { text: string }; error?: unknown };
+    };
+    const plain = await startInspect(['--', ...tool]);
+    const boxed = await startInspect(['--sandbox', '--', ...tool]);
+    try {
+      const without = await callThrough(plain);
+      expect(without.ok).toBe(true);
+      expect(without.output!.text).toContain('the secret');
+      const within = await callThrough(boxed);
+      expect(within.ok).toBe(false);
+      expect(JSON.stringify(within.error)).toContain('ENOENT');
+    } finally {
+      await plain.stop();
+      await boxed.stop();
     }
   }, 180_000);
 

@@ -33,7 +33,7 @@ const HELP = `twylt inspect: try TWYLT tools in the browser
 Usage:
   twylt inspect [--config tools.json]... [--scan DIR]... [--port N] [--host H]
                 [--timeout MS] [--describe-timeout MS] [--strict] [--warm N] [--max-warm N]
-                [--metrics [HOST:]PORT] [--no-open] [-- <tool command...> [-- <tool command...>]...]
+                [--metrics [HOST:]PORT] [--sandbox [--sandbox-*]...] [--no-open] [-- <tool command...> [-- <tool command...>]...]
 
 Describes every tool, then serves a local page that lists them, builds a form from each
 input schema (or edit the input as JSON), calls the tool over the transport you pick and
