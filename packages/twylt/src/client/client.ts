@@ -4,7 +4,7 @@
  * calls are safe.
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { constants } from 'node:fs';
+import { constants, readFileSync } from 'node:fs';
 import { open, rm, unlink, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { DESCRIBE_ENV, DESCRIBE_KEY, FILE_INPUT, FILE_OUTPUT, PROTOCOL_EXIT_CODES, type DescribeMode } from '../protocol/constants.js';
@@ -15,7 +15,7 @@ import { freshDirectoryIn, resolveCommand } from './command.js';
 import { InvalidOutputError, OutputTooLargeError, SchemaMismatchError, SpawnError, ToolCrashError, ToolError, UnexpectedExitError, type ProcessOutput } from './errors.js';
 import { hasJsonNumber, parseJson as parseJsonText, stringifyExact, type NumberFidelity } from './json.js';
 import { DEFAULT_MAX_OUTPUT_BYTES, runProcess, type ProcessResult, type RunOptions } from './process.js';
-import type { SpawnSandbox } from './spawn.js';
+import { killTool, type SpawnSandbox } from './spawn.js';
 import type { DescribeResult, ToolSpec, Transport } from './types.js';
 import { traced, validateChannel } from '../toolset/events.js';
 
@@ -173,9 +173,13 @@ export class TwyltClient {
     let result: ProcessResult | undefined;
     let text: string;
     if (warm) {
-      result = await this.#run([], { ...options, stdin: payload.slice(1), started: warm });
-      // Gone before it took the input (it died as the call arrived): a cold start instead.
-      if (result.stdinRefused || killedUnheard(result)) result = undefined;
+      // Killed as the call took it (ADR 0026): a cold start instead, never that death as the answer.
+      if (dying(warm.pid)) killTool(warm);
+      else {
+        result = await this.#run([], { ...options, stdin: payload.slice(1), started: warm });
+        // Gone before it took the input (it died as the call arrived): a cold start instead.
+        if (result.stdinRefused) result = undefined;
+      }
     }
     const transport = result ? 'stdin' : cold;
     if (transport === 'file') {
@@ -263,15 +267,31 @@ export class TwyltClient {
 }
 
 /**
- * A warm process killed from outside (SIGKILL, SIGTERM: never by this client, whose kills
- * reject) before it said a word. The write cannot tell: a process whose threads are still
- * being torn down keeps its stdin open, so the input lands in a pipe nobody will read, and
- * its death is observed only after. Taken for a death before the call (ADR 0026); a tool
- * this input really kills is killed again by the cold call, which reports it.
+ * A process that is exiting or has a kill pending (Linux: /proc). Its pipe may still take a
+ * write while its threads are torn down, so the write alone cannot tell; this can, before any
+ * input is sent, so no call ever runs twice. Elsewhere (or with /proc unreadable): false.
  */
-function killedUnheard(result: ProcessResult): boolean {
-  return (result.signal === 'SIGKILL' || result.signal === 'SIGTERM') && result.stdout === '' && result.stderr === '';
+function dying(pid: number | undefined): boolean {
+  if (pid === undefined || process.platform !== 'linux') return false;
+  let stat: string;
+  let status: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    // Reaped already: gone.
+    return true;
+  }
+  // After the command name (which may hold spaces and parentheses): the state, and the flags 6 fields on.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  if (/^[ZXx]$/.test(fields[0] ?? '') || (Number(fields[6]) & PF_EXITING) !== 0) return true;
+  return [...status.matchAll(/^(?:ShdPnd|SigPnd):\s*([0-9a-f]+)$/gm)].some(([, mask]) => (BigInt(`0x${mask}`) & FATAL_SIGNALS) !== 0n);
 }
+
+/** The kernel's flag of a task in do_exit. */
+const PF_EXITING = 0x4;
+/** SIGKILL (9) and SIGTERM (15) as bits of a pending-signal mask. */
+const FATAL_SIGNALS = (1n << 8n) | (1n << 14n);
 
 /** Shorthand for `new TwyltClient(command, options)`. */
 export function createClient(command: readonly string[], options?: ClientOptions): TwyltClient {
