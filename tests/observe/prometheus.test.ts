@@ -67,7 +67,16 @@ describe.skipIf(!hasPrometheus)('Prometheus scraping the bridge (needs Debian\'s
   it('answers every example query of docs/observability.md', async () => {
     expect(QUERIES.length).toBeGreaterThan(10);
     const answered: Record<string, number> = {};
-    for (const query of QUERIES) answered[query] = (await prometheus.query(query.replaceAll('$__rate_interval', '1m'))).length;
+    const ask = async () => {
+      for (const query of QUERIES) answered[query] = (await prometheus.query(query.replaceAll('$__rate_interval', '1m'))).length;
+    };
+    // A rate needs two scrapes of a series: wait (bounded) for the one after the calls were first seen.
+    const deadline = Date.now() + 30_000;
+    await ask();
+    while (answered['sum by (gen_ai_tool_name) (rate(twylt_tool_calls_total[$__rate_interval]))'] !== 2 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await ask();
+    }
     // Those over the calls made above have a series to show.
     expect(answered['sum by (gen_ai_tool_name) (rate(twylt_tool_calls_total[$__rate_interval]))']).toBe(2);
     expect(answered['sum by (gen_ai_tool_name, error_type) (rate(twylt_tool_calls_total{error_type!=""}[$__rate_interval]))']).toBe(1);
