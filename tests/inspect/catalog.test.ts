@@ -8,10 +8,10 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/twylt-cli.js';
-import { NO_CHROMIUM_REASON, launchChromium, noChromium, startInspect, until, type Inspect } from './support.js';
+import { NO_CHROMIUM_REASON, noChromium, openInspectPage, until, type InspectPage } from './support.js';
 
 const MEASURE = [process.execPath, join(repoRoot, 'tests/fixtures/mcp/measure.mjs')];
 const PROBE = [process.execPath, join(repoRoot, 'build/examples/probe/tool.js')];
@@ -20,10 +20,8 @@ const CATALOG = Array.from({ length: 100 }, (_, i) => ({ name: `measure_${String
 const SCREENSHOTS = process.env.TWYLT_SCREENSHOTS === '1' ? join(repoRoot, 'docs/images') : undefined;
 
 let dir: string;
-let inspect: Inspect;
-let browser: Browser;
 let page: Page;
-const pageErrors: string[] = [];
+let opened: InspectPage;
 
 const nav = () => page.getByRole('navigation', { name: 'Tools' });
 const listed = async () => (await nav().locator('.tool-name').allTextContents()).sort();
@@ -39,19 +37,15 @@ describe.skipIf(noChromium)(`a catalog of 101 tools in Chromium${noChromium ? ` 
     const config = join(dir, 'catalog.json');
     const tools = [{ command: PROBE, category: 'examples' }, ...CATALOG.map((entry) => ({ command: MEASURE, ...entry }))];
     writeFileSync(config, JSON.stringify({ tools }));
-    inspect = await startInspect(['--config', config]);
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 }, colorScheme: 'light', reducedMotion: 'reduce' });
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    await page.goto(inspect.url);
+    opened = await openInspectPage(['--config', config], { width: 1400, height: 900 });
+    ({ page } = opened);
     await page.getByRole('heading', { level: 1, name: 'probe' }).waitFor();
   }, 120_000);
 
-  afterEach(() => expect(pageErrors).toEqual([]));
+  afterEach(() => expect(opened.errors).toEqual([]));
 
   afterAll(async () => {
-    await browser?.close();
-    await inspect?.stop();
+    await opened?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 

@@ -7,20 +7,19 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PACKS } from '../catalog/support.js';
 import { repoRoot } from '../support/twylt-cli.js';
-import { NO_CHROMIUM_REASON, launchChromium, noChromium, send, startInspect, until, type Inspect } from './support.js';
+import { NO_CHROMIUM_REASON, noChromium, openInspectPage, send, until, type Inspect, type InspectPage } from './support.js';
 
 const PROBE = [process.execPath, join(repoRoot, 'build/examples/probe/tool.js')];
 const UNREADY = [process.execPath, join(repoRoot, 'tests/fixtures/mcp/unready.mjs')];
 
 let dir: string;
 let inspect: Inspect;
-let browser: Browser;
 let page: Page;
-const pageErrors: string[] = [];
+let opened: InspectPage;
 
 const nav = () => page.getByRole('navigation', { name: 'Tools' });
 const field = (path: string) => page.getByLabel(path, { exact: true });
@@ -32,19 +31,15 @@ describe.skipIf(noChromium)(`the page in Chromium${noChromium ? ` (${NO_CHROMIUM
     mkdirSync(join(dir, 'extra/broken'), { recursive: true });
     writeFileSync(join(dir, 'extra/broken/tool.mjs'), "process.stderr.write('cannot start\\n');\nprocess.exit(1);\n");
     // The loose pack serves two tools; the unready one is left out when described.
-    inspect = await startInspect(['--scan', join(PACKS, 'loose'), '--scan', join(dir, 'extra'), '--', ...PROBE, '--', ...UNREADY]);
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1440, height: 1000 }, colorScheme: 'light', reducedMotion: 'reduce' });
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    await page.goto(inspect.url);
+    opened = await openInspectPage(['--scan', join(PACKS, 'loose'), '--scan', join(dir, 'extra'), '--', ...PROBE, '--', ...UNREADY], { width: 1440, height: 1000 });
+    ({ inspect, page } = opened);
     await page.getByRole('heading', { level: 1 }).first().waitFor();
   }, 120_000);
 
-  afterEach(() => expect(pageErrors).toEqual([]));
+  afterEach(() => expect(opened.errors).toEqual([]));
 
   afterAll(async () => {
-    await browser?.close();
-    await inspect?.stop();
+    await opened?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 

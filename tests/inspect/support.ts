@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
 import { JS_RUNTIME } from '../support/runtimes.js';
 import { repoRoot, twyltBin } from '../support/twylt-cli.js';
 
@@ -99,6 +100,41 @@ export async function launchChromium() {
     executablePath: chromiumPath,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+}
+
+/** twylt inspect and its page open in Chromium; `errors` collects the page's script errors. */
+export interface InspectPage {
+  inspect: Inspect;
+  page: Page;
+  errors: string[];
+  close(): Promise<void>;
+}
+
+/** `twylt inspect ARGS` with its page loaded in a fresh Chromium at `viewport` (light, no motion). */
+export async function openInspectPage(args: string[], viewport: { width: number; height: number }): Promise<InspectPage> {
+  const inspect = await startInspect(args);
+  let browser: Browser | undefined;
+  try {
+    browser = await launchChromium();
+    const page = await browser.newPage({ viewport, colorScheme: 'light', reducedMotion: 'reduce' });
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(inspect.url);
+    const opened = browser;
+    return {
+      inspect,
+      page,
+      errors,
+      async close() {
+        await opened.close();
+        await inspect.stop();
+      },
+    };
+  } catch (error) {
+    await browser?.close();
+    await inspect.stop();
+    throw error;
+  }
 }
 
 /** Wait for `check` to hold (10 s at most); its last failure is the error. */
