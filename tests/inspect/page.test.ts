@@ -26,11 +26,15 @@ const field = (path: string) => page.getByLabel(path, { exact: true });
 const result = () => page.getByRole('region', { name: 'Result' });
 const history = () => page.getByRole('region', { name: 'History' });
 
-/** Press Call and wait for the record it produced to be shown; resolves with its number. */
+/**
+ * Press Call and wait for the record it produced to be shown, in the result and in the history
+ * (which the page reloads after the result); resolves with its number.
+ */
 async function call(): Promise<number> {
   const [response] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/api/call')), page.getByRole('button', { name: 'Call', exact: true }).click()]);
   const { id } = (await response.json()) as { id: number };
   await until(async () => expect(await result().getByText(`#${id} ·`).count()).toBe(1));
+  await until(async () => expect(await history().getByRole('button', { name: `Show call #${id}`, exact: true }).count()).toBe(1));
   return id;
 }
 
