@@ -157,17 +157,17 @@ describe('calls', () => {
 
   it('reports a tool failure: exit code, stage, the error object, stderr and duration', async () => {
     const record = json(await post('/api/call', { tool: 'sleeper', input: { action: 'fail' } }));
-    expect(record).toMatchObject({ ok: false, exitCode: 5, stage: 'biz', error: { kind: 'ToolError', object: { type: 'execution_error' } } });
+    expect(record).toMatchObject({ ok: false, exitCode: 5, stage: 'biz', error: { kind: 'failed', name: 'ToolError', object: { type: 'execution_error' } } });
     expect(record.stderr).toContain('failed on request');
     expect(record.durationMs).toBeGreaterThan(0);
     const invalid = json(await post('/api/call', { tool: 'sleeper', input: { action: 'jump', extra: 1 } }));
-    expect(invalid).toMatchObject({ ok: false, exitCode: 2, stage: 'input' });
+    expect(invalid).toMatchObject({ ok: false, exitCode: 2, stage: 'input', error: { kind: 'invalid_input', name: 'ToolError' } });
     expect(invalid.error.issues.map((issue: { path: string }) => issue.path)).toEqual(['action', 'extra']);
   });
 
   it('kills a call that passes its time-out and says so', async () => {
     const record = json(await post('/api/call', { tool: 'sleeper', input: { action: 'wait', seconds: 30 }, timeoutMs: 300 }));
-    expect(record).toMatchObject({ ok: false, exitCode: null, timeoutMs: 300, error: { kind: 'TimeoutError' } });
+    expect(record).toMatchObject({ ok: false, exitCode: null, timeoutMs: 300, error: { kind: 'timeout', name: 'TimeoutError' } });
   });
 
   it('kills the tool when the page gives up on a call (the request is closed)', async () => {

@@ -112,6 +112,15 @@ describe('refusing to start', () => {
     );
   });
 
+  it('refuses a time-out longer than a timer holds (Node.js would fire it at once), as the flags do', async () => {
+    const file = configFile('long.json', { tools: [{ command: [...SLEEPER], timeoutMs: 2 ** 31, describeTimeoutMs: 3e9 }] });
+    const result = await bridge('--config', file);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`twylt-mcp:   tools[0].timeoutMs: `);
+    expect(result.stderr).toMatch(/tools\[0\]\.timeoutMs: .*2147483647/);
+    expect(result.stderr).toMatch(/tools\[0\]\.describeTimeoutMs: .*2147483647/);
+  });
+
   it('says so when the config file is missing or not JSON', async () => {
     const missing = await bridge('--config', join(dir, 'absent.json'));
     expect(missing.code).toBe(1);

@@ -110,6 +110,77 @@ const BRIDGE_OPTIONS = {
   },
 } as const satisfies Record<string, OptionSpec>;
 
+/** The flags of HTTP mode, in help order. */
+const HTTP_OPTIONS = {
+  http: {
+    type: 'string',
+    value: '[HOST:]PORT',
+    help: 'serve at http://HOST:PORT/mcp, stateless (default host 127.0.0.1; port 0 picks a free one); GET /healthz needs no token',
+  },
+  'token-file': {
+    type: 'string',
+    value: 'FILE',
+    help: 'the bearer token clients must send, read from FILE; or set TWYLT_MCP_TOKEN. Required unless HOST is loopback',
+  },
+  'allow-origin': {
+    type: 'string',
+    multiple: true,
+    value: 'ORIGIN',
+    help: 'a browser origin allowed to call (https://app.example.com); requests from other origins get 403; repeatable',
+  },
+  'allow-host': {
+    type: 'string',
+    multiple: true,
+    value: 'NAME',
+    help: 'a Host header value to accept (NAME or NAME:PORT); default: the bound address, or any Host when a token is required; repeatable',
+  },
+  'max-body-bytes': { type: 'string', value: 'N', help: 'largest request body (default 4194304)' },
+  'grace-ms': {
+    type: 'string',
+    value: 'MS',
+    help: 'on SIGTERM, how long calls in progress may finish before their tools are killed (default 25000)',
+  },
+  'log-input': {
+    type: 'boolean',
+    help: "put each call's arguments into its log line (they may hold secrets; off by default)",
+  },
+} as const satisfies Record<string, OptionSpec>;
+
+/** The flags of OAuth 2.1 resource server mode (with --http), in help order. */
+const AUTH_OPTIONS = {
+  'auth-issuer': {
+    type: 'string',
+    value: 'URL',
+    help: 'accept access tokens of this authorization server (https, or http on loopback); publishes /.well-known/oauth-protected-resource; not with --token-file or TWYLT_MCP_TOKEN',
+  },
+  'auth-resource': {
+    type: 'string',
+    value: 'URL',
+    help: "this server's URL as clients reach it, which every token's audience must name (default http://HOST:PORT/mcp, on loopback only)",
+  },
+  'auth-scope': { type: 'string', multiple: true, value: 'SCOPE', help: 'a scope every token must grant; repeatable' },
+  'auth-tool-scopes': {
+    type: 'boolean',
+    help: 'a tool needs the scope tools:NAME or tools:*; tools/list shows a caller only the tools it may call',
+  },
+  'auth-introspection': { type: 'string', value: 'URL', help: 'check opaque tokens at this RFC 7662 endpoint' },
+  'auth-client-file': {
+    type: 'string',
+    value: 'FILE',
+    help: 'the introspection client\'s credentials: {"client_id": "...", "client_secret": "..."}',
+  },
+  'auth-introspect-jwt': {
+    type: 'string',
+    value: 'SECONDS',
+    help: 'introspect JWTs too, so that a revoked one is refused; each answer is kept SECONDS (0: ask every time)',
+  },
+  'auth-jwks-cooldown-ms': {
+    type: 'string',
+    value: 'MS',
+    help: "after fetching the issuer's keys, how long a token with an unknown key id waits before it may fetch them again (default 30000)",
+  },
+} as const satisfies Record<string, OptionSpec>;
+
 /** Every flag that sets the defaults of the tools. */
 const DEFAULTS_OPTIONS = { ...TOOLSET_OPTIONS, ...BRIDGE_OPTIONS };
 
@@ -128,51 +199,18 @@ ${formatOptions({ ...TOOLSET_OPTIONS, ...BRIDGE_OPTIONS })}  -h, --help         
   -V, --version            show the version
 
 HTTP mode:
-  --http [HOST:]PORT       serve at http://HOST:PORT/mcp, stateless (default host
-                           127.0.0.1; port 0 picks a free one); GET /healthz needs no token
-  --token-file FILE        the bearer token clients must send, read from FILE; or set
-                           TWYLT_MCP_TOKEN. Required unless HOST is loopback
-  --allow-origin ORIGIN    a browser origin allowed to call (https://app.example.com);
-                           requests from other origins get 403; repeatable
-  --allow-host NAME        a Host header value to accept (NAME or NAME:PORT); default:
-                           the bound address, or any Host when a token is required;
-                           repeatable
-  --max-body-bytes N       largest request body (default 4194304)
-  --grace-ms MS            on SIGTERM, how long calls in progress may finish before their
-                           tools are killed (default 25000)
-  --log-input              put each call's arguments into its log line (they may hold
-                           secrets; off by default)
-
+${formatOptions(HTTP_OPTIONS)}
 OAuth 2.1 (HTTP mode, instead of a token):
-  --auth-issuer URL        accept access tokens of this authorization server (https,
-                           or http on loopback); publishes /.well-known/oauth-protected-
-                           resource; not with --token-file or TWYLT_MCP_TOKEN
-  --auth-resource URL      this server's URL as clients reach it, which every token's
-                           audience must name (default http://HOST:PORT/mcp, on
-                           loopback only)
-  --auth-scope SCOPE       a scope every token must grant; repeatable
-  --auth-tool-scopes       a tool needs the scope tools:NAME or tools:*; tools/list shows
-                           a caller only the tools it may call
-  --auth-introspection URL check opaque tokens at this RFC 7662 endpoint
-  --auth-client-file FILE  the introspection client's credentials:
-                           {"client_id": "...", "client_secret": "..."}
-  --auth-introspect-jwt SECONDS
-                           introspect JWTs too, so that a revoked one is refused;
-                           each answer is kept SECONDS (0: ask every time)
-  --auth-jwks-cooldown-ms MS
-                           after fetching the issuer's keys, how long a token with an
-                           unknown key id waits before it may fetch them again
-                           (default 30000)
-
+${formatOptions(AUTH_OPTIONS)}
 Examples:
   twylt-mcp -- python3 tools/echo/tool.py -- node build/examples/echo/tool.js
   TWYLT_MCP_TOKEN=... twylt-mcp --http 0.0.0.0:8080 --config tools.json
 `;
 
-/** Options that only mean something with --http. */
-const HTTP_ONLY = ['token-file', 'allow-origin', 'allow-host', 'max-body-bytes', 'grace-ms', 'log-input', 'auth-issuer'] as const;
+/** Options that only mean something with --http (--auth-issuer included). */
+const HTTP_ONLY = [...Object.keys(HTTP_OPTIONS).filter((name) => name !== 'http'), 'auth-issuer'] as (keyof typeof HTTP_OPTIONS | 'auth-issuer')[];
 /** Options that only mean something with --auth-issuer. */
-const AUTH_ONLY = ['auth-resource', 'auth-scope', 'auth-tool-scopes', 'auth-introspection', 'auth-client-file', 'auth-jwks-cooldown-ms', 'auth-introspect-jwt'] as const;
+const AUTH_ONLY = Object.keys(AUTH_OPTIONS).filter((name) => name !== 'auth-issuer') as Exclude<keyof typeof AUTH_OPTIONS, 'auth-issuer'>[];
 
 export function parseCli(argv: readonly string[]): CliPlan {
   let split;
@@ -185,21 +223,8 @@ export function parseCli(argv: readonly string[]): CliPlan {
       allowPositionals: false,
       options: {
         ...DEFAULTS_OPTIONS,
-        http: { type: 'string' },
-        'token-file': { type: 'string' },
-        'allow-origin': { type: 'string', multiple: true },
-        'allow-host': { type: 'string', multiple: true },
-        'max-body-bytes': { type: 'string' },
-        'grace-ms': { type: 'string' },
-        'log-input': { type: 'boolean' },
-        'auth-issuer': { type: 'string' },
-        'auth-resource': { type: 'string' },
-        'auth-scope': { type: 'string', multiple: true },
-        'auth-tool-scopes': { type: 'boolean' },
-        'auth-introspection': { type: 'string' },
-        'auth-client-file': { type: 'string' },
-        'auth-jwks-cooldown-ms': { type: 'string' },
-        'auth-introspect-jwt': { type: 'string' },
+        ...HTTP_OPTIONS,
+        ...AUTH_OPTIONS,
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'V' },
       },

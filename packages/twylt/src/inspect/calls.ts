@@ -11,6 +11,7 @@ import { TRANSPORTS } from '../client/types.js';
 import { isDescribeMode, type DescribeMode } from '../protocol/constants.js';
 import { formatJson } from '../protocol/render.js';
 import type { DescribedTool } from '../toolset/describe.js';
+import { failureKind } from '../toolset/failure.js';
 import type { CallRecord, CallRequest, DescribeRequest, DescribeResponse, TransportName } from './types.js';
 
 /** A request the server answers with a status other than 200. */
@@ -130,7 +131,8 @@ export async function runCall(id: number, call: ParsedCall, signal: AbortSignal)
       ...(failed?.stage ? { stage: failed.stage } : {}),
       stderr: error.stderr,
       error: {
-        kind: error.name,
+        kind: failureKind(error),
+        name: error.name,
         message: error.message,
         ...(failed?.error ? { object: failed.error } : {}),
         issues: failed?.issues ?? [],

@@ -6,6 +6,7 @@ import type { DescribeMode } from '../protocol/constants.js';
 import type { ErrorObject } from '../protocol/errors.js';
 import type { Issue } from '../protocol/issues.js';
 import type { JsonSpec } from '../protocol/spec.js';
+import type { FailureKind } from '../toolset/failure-kinds.js';
 
 /** The printed link carries the token as `/#token=...`: a fragment never reaches any server. */
 export const TOKEN_FRAGMENT = 'token';
@@ -80,8 +81,10 @@ export interface CallRecord {
 }
 
 export interface CallFailure {
+  /** What went wrong, in the vocabulary every consumer and the metrics use (twylt/toolset's FailureKind). */
+  kind: FailureKind;
   /** The client's error class: ToolError, TimeoutError, SpawnError, ToolCrashError... */
-  kind: string;
+  name: string;
   message: string;
   /** The tool's normalized `{"error": ...}` object, when it printed one. */
   object?: ErrorObject;

@@ -9,8 +9,11 @@ import { dirname, resolve } from 'node:path';
 import { assertSupportedJsonSchema } from '../schema/json-schema-subset.js';
 import { JsonValidator } from '../schema/json-validator.js';
 import type { ToolEntry } from './entry.js';
+import { MAX_DURATION_MS } from './options.js';
 
 const positiveInteger = { type: 'integer', minimum: 1 } as const;
+/** A time-out: whole milliseconds a timer can hold, as the command-line flags take them. */
+const duration = { type: 'integer', minimum: 1, maximum: MAX_DURATION_MS } as const;
 const paths = { type: 'array', items: { type: 'string', minLength: 1 } } as const;
 
 /** `"sandbox"`: true, false, or a policy (docs/sandbox.md). */
@@ -57,13 +60,13 @@ export const CONFIG_SCHEMA = {
           },
           cwd: { type: 'string', minLength: 1, description: "Working directory, relative to the config file's directory." },
           env: { type: 'object', additionalProperties: { type: 'string' }, description: 'Added to the environment.' },
-          timeoutMs: { ...positiveInteger, description: 'Kill a call after this many milliseconds.' },
+          timeoutMs: { ...duration, description: 'Kill a call after this many milliseconds.' },
           maxOutputBytes: { ...positiveInteger, description: 'Limit of stdout and of stderr, each, in bytes.' },
           name: { type: 'string', minLength: 1, description: 'The name to serve it under; default: its published name.' },
           transport: { enum: ['cli', 'stdin', 'file'], description: 'How calls reach the tool; default: cli, stdin for large inputs.' },
           category: { type: 'string', minLength: 1, description: 'Where the tool sits in a catalog: "pack/subfolder", slash-separated.' },
           source: { type: 'string', minLength: 1, description: "The tool's entry file, relative to the config file's directory." },
-          describeTimeoutMs: { ...positiveInteger, description: 'Stop the start-up describe after this many milliseconds (default: timeoutMs).' },
+          describeTimeoutMs: { ...duration, description: 'Stop the start-up describe after this many milliseconds (default: timeoutMs).' },
           describeCache: {
             type: 'object',
             description: 'The json_spec a scan recorded; used without starting the tool while the hash of its inputs is unchanged.',
