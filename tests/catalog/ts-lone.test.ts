@@ -5,12 +5,12 @@
  *
  * Through twylt's launcher (`twylt scan`, `twylt-mcp --scan`) `shout` is `ok` and answers its
  * calls and `pad` is `needs_install` naming left-pad, twylt coming from the launcher's own
- * installation; run by the user's own command (`twylt describe`/`call`/`check` and
+ * installation (and a lone `.ts` script that neither imports nor exports stays CommonJS); run by the user's own command (`twylt describe`/`call`/`check` and
  * `twylt-mcp --` on `node --import tsx tool.ts`, or `node tool.ts` where Node strips types),
  * with twylt in a node_modules folder beside, `shout` works too. Neither way writes into the
  * tool's folder (ADR 0035). On Node 20 through tsx and on Node 22 through type stripping.
  */
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -95,6 +95,13 @@ for (const runtime of RUNTIMES) {
         const spec = await run([node, LAUNCHER, join(lone, 'pad', 'tool.ts'), '{"describe": "json_spec"}'], { timeoutMs: 120_000 });
         expect(spec.code, spec.stderr).toBe(0);
         expect(JSON.parse(spec.stdout)).toMatchObject({ name: 'pad', inputSchema: {}, outputSchema: {} });
+
+        // A lone .ts file that neither imports nor exports stays CommonJS, as Node 22.18+ runs it.
+        const script = join(dir, `commonjs-${runtime.id}`, 'script.ts');
+        mkdirSync(dirname(script));
+        writeFileSync(script, "const { basename } = require('node:path');\nprocess.stdout.write(basename(__filename));\n");
+        const commonjs = await run([node, LAUNCHER, script], { timeoutMs: 120_000 });
+        expect(commonjs, commonjs.stderr.split('\n').slice(0, 5).join('\n')).toMatchObject({ code: 0, stdout: 'script.ts' });
 
         // --scan runs the tools on the `node` that PATH finds: this runtime's.
         const path = `${dirname(node)}${delimiter}${process.env.PATH ?? ''}`;
