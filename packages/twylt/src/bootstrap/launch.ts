@@ -6,7 +6,7 @@
  * - the packages of an installed environment (NODE_PATH) and twylt itself resolvable by ES
  *   module imports (resolve.ts, through Node's module hooks; Bun reads NODE_PATH itself);
  * - a .ts file on a Node that cannot strip types run through tsx (typescript.ts), as an ES
- *   module when no package.json "type" says otherwise (typescript-format.ts).
+ *   module when it imports or exports and no package.json "type" decides (typescript-format.ts).
  *
  * The tool sees the process as if it had been started directly: process.argv[1] is its file.
  */
@@ -30,7 +30,7 @@ if (file === undefined || file === '') {
   await runToolFile(toolFile);
 }
 
-/** `typeScriptModules`: tsx runs TypeScript, which needs telling that a `.ts` file without a package `"type"` is an ES module. */
+/** `typeScriptModules`: tsx runs TypeScript, and needs telling which `.ts` files without a package `"type"` are ES modules. */
 function registerResolution(typeScriptModules: boolean): void {
   if ((process.versions as { bun?: string }).bun !== undefined) return; // Bun resolves NODE_PATH for imports itself
   const data = resolveData(process.env.NODE_PATH, import.meta.url, typeScriptModules);

@@ -9,8 +9,8 @@
  *
  * Only a bare specifier that failed with ERR_MODULE_NOT_FOUND falls through: relative paths,
  * URLs, built-ins and a package found with a missing export keep Node's own answer.
- * While tsx runs TypeScript, a `.ts` file no package.json `"type"` governs is resolved as an
- * ES module (typescript-format.ts).
+ * While tsx runs TypeScript, a `.ts` file that imports or exports and that no package.json
+ * `"type"` governs is resolved as an ES module (typescript-format.ts).
  * Shared by the in-thread hooks (registerHooks) and the hooks thread (register).
  */
 import { isBuiltin } from 'node:module';
@@ -24,7 +24,7 @@ export interface ResolveData {
   pathParents: string[];
   /** A `file:` URL inside the launcher's own twylt package. */
   ownParent: string;
-  /** tsx runs TypeScript here: a `.ts` file without a package `"type"` is an ES module. */
+  /** tsx runs TypeScript here: a `.ts` file without a package `"type"` that imports or exports is an ES module. */
   typeScriptModules: boolean;
 }
 
