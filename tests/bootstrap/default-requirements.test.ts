@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultRequirements, markToolEntryFile, toolEntryFile } from '../../packages/twylt/src/bootstrap/default-requirements.js';
-import { importsOf } from '../../packages/twylt/src/bootstrap/imports.js';
+import { hasModuleSyntax, importsOf } from '../../packages/twylt/src/bootstrap/imports.js';
 import type { TwyltError } from '../../packages/twylt/src/protocol/errors.js';
 
 const root = mkdtempSync(join(tmpdir(), 'twylt-requirements-'));
@@ -152,5 +152,27 @@ describe('the imports of one source', () => {
       "import last from 'last';",
     ].join('\n');
     expect(specifiers(source)).toEqual(['in-substitution', 'last']);
+  });
+});
+
+describe('module syntax, which makes a .ts file without a package type an ES module (ADR 0035)', () => {
+  it('a static import or export, or import.meta', () => {
+    for (const source of ["import { Tool } from 'twylt';", "import 'side-effect';", 'export const a = 1;', 'export { a };', 'const here = import.meta.url;']) {
+      expect(hasModuleSyntax(`const x: number = 1;\n${source}`), source).toBe(true);
+    }
+  });
+
+  it('not require, a dynamic import, TypeScript’s CommonJS forms, properties, comments or strings', () => {
+    const source = [
+      "const { sep } = require('node:path');",
+      "const later = await import('dyn');",
+      "import eq = require('ts-eq');",
+      'export = sep;',
+      "obj.import('x'); obj.export = 1; const o = { import: 1, export: 2 };",
+      "// import 'comment'",
+      'const s = "export const x = 1";',
+      'module.exports = { sep };',
+    ].join('\n');
+    expect(hasModuleSyntax(source)).toBe(false);
   });
 });

@@ -54,6 +54,24 @@ export function importsOf(source: string): Imported[] {
 }
 
 /**
+ * Whether `source` is written as an ES module: a static `import` or `export`, or
+ * `import.meta` (Node's module syntax detection, less top-level `await`). TypeScript's
+ * CommonJS forms `import x = require('y')` and `export = x` are not.
+ */
+export function hasModuleSyntax(source: string): boolean {
+  const tokens = lex(source);
+  return tokens.some((token, i) => {
+    if (token.kind !== 'name' || (token.value !== 'import' && token.value !== 'export')) return false;
+    const before = tokens[i - 1];
+    const next = tokens[i + 1];
+    if (before?.kind === 'punct' && before.value === '.') return false; // a property: `x.import`
+    if (next?.kind === 'punct' && (next.value === ':' || next.value === '=' || (next.value === '(' && token.value === 'import'))) return false;
+    const after = tokens[i + 2];
+    return !(token.value === 'import' && next?.kind === 'name' && after?.kind === 'punct' && after.value === '=');
+  });
+}
+
+/**
  * An import or export clause from `start` (`X, { a, type B as C }`, `* as ns`) up to
  * `from 'x'`: the specifier, and whether its braces import types only. Undefined when the
  * tokens are anything else (`import x = require(...)`, `export { a };`).

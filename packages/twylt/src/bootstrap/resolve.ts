@@ -9,11 +9,14 @@
  *
  * Only a bare specifier that failed with ERR_MODULE_NOT_FOUND falls through: relative paths,
  * URLs, built-ins and a package found with a missing export keep Node's own answer.
+ * While tsx runs TypeScript, a `.ts` file that imports or exports and that no package.json
+ * `"type"` governs is resolved as an ES module (typescript-format.ts).
  * Shared by the in-thread hooks (registerHooks) and the hooks thread (register).
  */
 import { isBuiltin } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { typeScriptFormat } from './typescript-format.js';
 
 /** What the fallbacks need, passed to the hooks thread as data. */
 export interface ResolveData {
@@ -21,15 +24,17 @@ export interface ResolveData {
   pathParents: string[];
   /** A `file:` URL inside the launcher's own twylt package. */
   ownParent: string;
+  /** tsx runs TypeScript here: a `.ts` file without a package `"type"` that imports or exports is an ES module. */
+  typeScriptModules: boolean;
 }
 
 /** Our own packages: never installed from the registry while it does not hold them. */
 export const OWN_PACKAGE = /^twylt(-ai|-mcp)?(\/|$)/;
 
-export function resolveData(nodePath: string | undefined, ownParent: string): ResolveData {
+export function resolveData(nodePath: string | undefined, ownParent: string, typeScriptModules: boolean): ResolveData {
   // `x` inside a node_modules folder: the resolver looks for PACKAGE in that folder.
   const folders = (nodePath ?? '').split(process.platform === 'win32' ? ';' : ':').filter((folder) => folder !== '');
-  return { pathParents: folders.map((folder) => pathToFileURL(join(folder, 'x')).href), ownParent };
+  return { pathParents: folders.map((folder) => pathToFileURL(join(folder, 'x')).href), ownParent, typeScriptModules };
 }
 
 /** The parents to try, in order, after `specifier` failed from its importer; empty when none applies. */
@@ -44,18 +49,18 @@ function isBare(specifier: string): boolean {
   return !isBuiltin(specifier);
 }
 
-type Resolved = { url: string };
+type Resolved = { url: string; format?: string | null };
 type Context = { parentURL?: string };
 
 /** The synchronous resolve hook (module.registerHooks). */
 export function resolveSync(data: ResolveData) {
   return (specifier: string, context: Context, next: (specifier: string, context?: Context) => Resolved): Resolved => {
     try {
-      return next(specifier, context);
+      return withFormat(next(specifier, context), data);
     } catch (error) {
       for (const parentURL of fallbackParents(specifier, error, data)) {
         try {
-          return next(specifier, { ...context, parentURL });
+          return withFormat(next(specifier, { ...context, parentURL }), data);
         } catch {
           // not there either: the next folder, else Node's own first error
         }
@@ -69,11 +74,11 @@ export function resolveSync(data: ResolveData) {
 export function resolveAsync(data: ResolveData) {
   return async (specifier: string, context: Context, next: (specifier: string, context?: Context) => Promise<Resolved>): Promise<Resolved> => {
     try {
-      return await next(specifier, context);
+      return withFormat(await next(specifier, context), data);
     } catch (error) {
       for (const parentURL of fallbackParents(specifier, error, data)) {
         try {
-          return await next(specifier, { ...context, parentURL });
+          return withFormat(await next(specifier, { ...context, parentURL }), data);
         } catch {
           // not there either
         }
@@ -81,4 +86,10 @@ export function resolveAsync(data: ResolveData) {
       throw error;
     }
   };
+}
+
+/** The resolution, with the format of a `.ts` file tsx would otherwise take for CommonJS. */
+function withFormat(resolved: Resolved, data: ResolveData): Resolved {
+  const format = data.typeScriptModules ? typeScriptFormat(resolved.url) : undefined;
+  return format === undefined ? resolved : { ...resolved, format };
 }
