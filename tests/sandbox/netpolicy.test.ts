@@ -11,6 +11,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { send, startInspect } from '../inspect/support.js';
 import { bundleTool } from '../support/bundle-tool.js';
 import { startBridge, textOf } from '../support/mcp.js';
 import { ROOT } from '../support/process.js';
@@ -46,20 +47,25 @@ interface Fetched {
   proxied: boolean;
 }
 
+/** A config file serving the tool three times: allowed A, allowed B, allowed nothing. */
+function writeConfig(): string {
+  const config = join(scratch, 'tools.json');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      tools: [
+        { command: tool, name: 'fetch_a', cwd: scratch, sandbox: { allowNet: [`127.0.0.1:${portA}`] } },
+        { command: tool, name: 'fetch_b', cwd: scratch, sandbox: { allowNet: [`127.0.0.1:${portB}`] } },
+        { command: tool, name: 'fetch_none', cwd: scratch, sandbox: true },
+      ],
+    }),
+  );
+  return config;
+}
+
 describe.skipIf(SANDBOX_SKIP_REASON !== undefined)(`each tool's own allowNet${SANDBOX_SKIP_REASON ? ` (skipped: ${SANDBOX_SKIP_REASON})` : ''}`, () => {
   it('twylt-mcp with a config file: each tool reaches its own host and is refused (403) the other\'s; a tool allowed none reaches neither and has no proxy', async () => {
-    const config = join(scratch, 'tools.json');
-    writeFileSync(
-      config,
-      JSON.stringify({
-        tools: [
-          { command: tool, name: 'fetch_a', cwd: scratch, sandbox: { allowNet: [`127.0.0.1:${portA}`] } },
-          { command: tool, name: 'fetch_b', cwd: scratch, sandbox: { allowNet: [`127.0.0.1:${portB}`] } },
-          { command: tool, name: 'fetch_none', cwd: scratch, sandbox: true },
-        ],
-      }),
-    );
-    const bridge = await startBridge(['--config', config]);
+    const bridge = await startBridge(['--config', writeConfig()]);
     const fetch = async (name: string, port: number) => {
       const result = await bridge.client.callTool({ name, arguments: { url: `http://127.0.0.1:${port}/` } });
       return { isError: result.isError === true, text: result.isError ? JSON.stringify(result.content) : textOf(result) };
@@ -82,6 +88,31 @@ describe.skipIf(SANDBOX_SKIP_REASON !== undefined)(`each tool's own allowNet${SA
       }
     } finally {
       await bridge.close();
+    }
+  }, 240_000);
+
+  it("twylt inspect with the same config file: the page's calls reach the same hosts, and no others", async () => {
+    const inspect = await startInspect(['--config', writeConfig()]);
+    const call = async (name: string, port: number) => {
+      const reply = await send(inspect.port, {
+        method: 'POST',
+        path: '/api/call',
+        headers: { authorization: `Bearer ${inspect.token}`, 'content-type': 'application/json', origin: inspect.origin },
+        body: JSON.stringify({ tool: name, input: { url: `http://127.0.0.1:${port}/` } }),
+      });
+      expect(reply.status, reply.body).toBe(200);
+      const answer = JSON.parse(reply.body) as { ok: boolean; output?: { text: string }; error?: unknown };
+      return { ok: answer.ok, fetched: answer.output && (JSON.parse(answer.output.text) as Fetched), error: answer.error };
+    };
+    try {
+      expect(await call('fetch_a', portA)).toMatchObject({ ok: true, fetched: { status: 200, body: 'served by A' } });
+      expect(await call('fetch_a', portB)).toMatchObject({ ok: true, fetched: { status: 403 } });
+      expect(await call('fetch_b', portB)).toMatchObject({ ok: true, fetched: { status: 200, body: 'served by B' } });
+      const none = await call('fetch_none', portA);
+      expect(none.ok).toBe(false);
+      expect(JSON.stringify(none.error)).toContain('ECONNREFUSED');
+    } finally {
+      await inspect.stop();
     }
   }, 240_000);
 

@@ -72,8 +72,8 @@ export interface PrepareOptions {
 }
 
 /**
- * Check that the sandbox works here (Linux, bwrap, namespaces, the limits asked for) and
- * start what it needs (the proxy). Throws SandboxUnavailableError with the reason.
+ * Check that the sandbox works here (Linux, bwrap, namespaces, the limits asked for); each
+ * tool's proxy starts with its first call. Throws SandboxUnavailableError with the reason.
  */
 export async function prepareSandbox(given: SandboxPolicy | true = true, options: PrepareOptions = {}): Promise<PreparedSandbox> {
   const policy = resolveSandboxPolicy(given);

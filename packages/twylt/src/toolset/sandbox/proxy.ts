@@ -1,8 +1,8 @@
 /**
  * The filtering proxy for the hosts a sandboxed tool may reach (ADR 0032). A sandbox has no
- * network of its own; the consumer runs this proxy on a Unix socket that is bound into each
- * sandbox, where a small relay (relay.ts) offers it as 127.0.0.1:RELAY_PORT, named in
- * HTTP_PROXY and HTTPS_PROXY. It takes `CONNECT host:port` (https and any TCP) and
+ * network of its own; the consumer runs one proxy per tool allowed some host (bwrap.ts), on
+ * a Unix socket bound into that tool's sandboxes, where a small relay (relay.ts) offers it
+ * as 127.0.0.1:RELAY_PORT, named in HTTP_PROXY and HTTPS_PROXY. It takes `CONNECT host:port` (https and any TCP) and
  * absolute-form requests (`GET http://host/...`), and opens a connection only to an allowed
  * host; anything else gets 403 and is published as a refusal.
  */
