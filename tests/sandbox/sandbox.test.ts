@@ -102,7 +102,7 @@ describe.skipIf(SANDBOX_SKIP_REASON !== undefined)(`the sandbox with everything$
     }
   }, 120_000);
 
-  it('a limit hit is published on twylt:sandbox:refusal, and so is a host the proxy refuses', async () => {
+  it('a limit hit is published on twylt:sandbox:refusal, and so is a host the proxy refuses, each with the tool\'s name', async () => {
     const seen: unknown[] = [];
     const listener = (message: unknown) => seen.push(message);
     subscribe('twylt:sandbox:refusal', listener);
@@ -114,7 +114,7 @@ describe.skipIf(SANDBOX_SKIP_REASON !== undefined)(`the sandbox with everything$
       await client.call({ attempt: 'http', url: `http://127.0.0.1:${webPort}/` }, { validate: false }).catch(() => {});
       expect(seen).toEqual([
         { reason: 'memory', tool: 'hostile' },
-        { reason: 'network', host: '127.0.0.1' },
+        { reason: 'network', tool: 'hostile', host: '127.0.0.1' },
       ]);
     } finally {
       unsubscribe('twylt:sandbox:refusal', listener);

@@ -138,13 +138,13 @@ export function runProcess(command: readonly string[], options: RunOptions = {})
     /** The tool is gone and its output read: settle with the failure, or with how it exited. */
     const drained = () =>
       finish(() => {
-        const limit = limitHit(child);
+        const stderr = Buffer.concat(chunks.stderr).toString('utf8');
+        const limit = limitHit(child, stderr);
         if (failure) reject(failure);
         else if (limit) reject(new ResourceLimitError(command, limit, output()));
         else {
           const stdout = Buffer.concat(chunks.stdout);
           const text = decodeUtf8Strict(stdout);
-          const stderr = Buffer.concat(chunks.stderr).toString('utf8');
           resolve({ ...exited!, stdout: text ?? stdout.toString('utf8'), stdoutIsUtf8: text !== undefined, stderr, pid: child.pid, durationMs: performance.now() - started, stdinRefused });
         }
       });

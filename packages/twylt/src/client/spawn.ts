@@ -46,6 +46,11 @@ export interface SandboxedProcess {
   started(child: ChildProcess): void;
   /** Once it exited: the limit it ran into, if that is what ended it. Frees per-call resources. */
   ended(exitCode: number | null, signal: NodeJS.Signals | null): SandboxLimit | undefined;
+  /**
+   * Where the kernel keeps no count of a limit (per-process rlimits): the limit a failed
+   * tool's stderr, read to its end, says it ran into.
+   */
+  limitInOutput?(stderr: string): SandboxLimit | undefined;
 }
 
 const POSIX = process.platform !== 'win32';
@@ -92,6 +97,7 @@ function start(command: readonly string[], env: NodeJS.ProcessEnv | undefined, o
       child.once('exit', (code, signal) => {
         const limit = sandboxed.ended(code, signal);
         if (limit) limitsHit.set(child, limit);
+        else if ((code !== 0 || signal !== null) && sandboxed.limitInOutput) limitsInOutput.set(child, sandboxed.limitInOutput);
       });
     }
   }
@@ -106,9 +112,17 @@ function start(command: readonly string[], env: NodeJS.ProcessEnv | undefined, o
 
 const sandboxedChildren = new WeakSet<ChildProcess>();
 const limitsHit = new WeakMap<ChildProcess, SandboxLimit>();
+const limitsInOutput = new WeakMap<ChildProcess, (stderr: string) => SandboxLimit | undefined>();
 
-/** The sandbox limit that ended `child`, known once it exited. */
-export function limitHit(child: ChildProcess): SandboxLimit | undefined {
+/** The sandbox limit that ended `child`, known once it exited and its `stderr` was read. */
+export function limitHit(child: ChildProcess, stderr = ''): SandboxLimit | undefined {
+  const inOutput = limitsInOutput.get(child);
+  if (inOutput) {
+    // Asked once: the driver publishes what it finds.
+    limitsInOutput.delete(child);
+    const limit = inOutput(stderr);
+    if (limit) limitsHit.set(child, limit);
+  }
   return limitsHit.get(child);
 }
 

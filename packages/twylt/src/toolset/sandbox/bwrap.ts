@@ -13,7 +13,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { SandboxedProcess, SpawnSandbox } from '../../client/spawn.js';
 import { findExecutable, systemMounts, toolMounts, type Mount } from './files.js';
 import { CallCgroup, findCgroupBase, sweepCgroups, type CgroupBase, type LimitName } from './limits.js';
-import { resolveSandboxPolicy, type ResolvedSandboxPolicy, type SandboxPolicy } from './policy.js';
+import { mergeSandboxPolicies, resolveSandboxPolicy, type ResolvedSandboxPolicy, type SandboxPolicy } from './policy.js';
 import { evalCommand } from '../../protocol/runtime.js';
 import { RELAY_PORT, SANDBOX_PROXY_SOCKET, startProxy, type FilteringProxy } from './proxy.js';
 import { RELAY_ENV, relayMain } from './relay.js';
@@ -56,14 +56,13 @@ export interface PreparedSandbox {
   readonly policy: ResolvedSandboxPolicy;
   /** How a limit is enforced here: `cgroup` (v1 or v2), or `rlimit` per process. */
   readonly limits: 'cgroup' | 'rlimit' | 'none';
-  /** The proxy's address for allowed hosts, when `allowNet` names any. */
-  readonly proxy: FilteringProxy | undefined;
   /**
-   * The launcher of one tool: its workspace (default: where each call runs) is writable, and
-   * `name` names it in refusals.
+   * The launcher of one tool: its workspace (default: where each call runs) is writable,
+   * `name` names it in refusals, and its own `policy` is merged over the consumer's (lists
+   * joined). It reaches exactly the hosts of that merged policy, through a proxy of its own.
    */
   forTool(options?: { workspace?: string; name?: string; policy?: SandboxPolicy }): SpawnSandbox;
-  /** Stop the proxy. */
+  /** Stop every proxy. */
   close(): Promise<void>;
 }
 
@@ -73,8 +72,8 @@ export interface PrepareOptions {
 }
 
 /**
- * Check that the sandbox works here (Linux, bwrap, namespaces, the limits asked for) and
- * start what it needs (the proxy). Throws SandboxUnavailableError with the reason.
+ * Check that the sandbox works here (Linux, bwrap, namespaces, the limits asked for); each
+ * tool's proxy starts with its first call. Throws SandboxUnavailableError with the reason.
  */
 export async function prepareSandbox(given: SandboxPolicy | true = true, options: PrepareOptions = {}): Promise<PreparedSandbox> {
   const policy = resolveSandboxPolicy(given);
@@ -95,14 +94,11 @@ export async function prepareSandbox(given: SandboxPolicy | true = true, options
   if (needsPrlimit && !prlimit) throw new SandboxUnavailableError('prlimit (util-linux) is not on PATH, and the limits need it');
   const driver = new Driver(policy, bwrap, needsPrlimit ? prlimit : undefined, cgroup);
   await driver.probe();
-  const proxy = policy.allowNet.length > 0 ? await startProxy(policy.allowNet, (host) => refused('network', undefined, host)) : undefined;
-  driver.proxy = proxy;
   return {
     policy,
     limits: cgroup ? 'cgroup' : needsPrlimit ? 'rlimit' : 'none',
-    proxy,
     forTool: (tool = {}) => driver.forTool(tool),
-    close: async () => proxy?.close(),
+    close: () => driver.close(),
   };
 }
 
@@ -112,7 +108,8 @@ class Driver {
   readonly #prlimit: string | undefined;
   readonly #cgroup: CgroupBase | undefined;
   readonly #system: Mount[] = systemMounts();
-  proxy: FilteringProxy | undefined;
+  /** One proxy per tool name and allow-list: a tool's proxy allows its own hosts, no other tool's. */
+  readonly #proxies = new Map<string, FilteringProxy>();
 
   constructor(policy: ResolvedSandboxPolicy, bwrap: string, prlimit: string | undefined, cgroup: CgroupBase | undefined) {
     this.policy = policy;
@@ -131,7 +128,8 @@ class Driver {
     const cwd = mkdtempSync(join(tmpdir(), 'twylt-sandbox-probe-'));
     let failure: string | undefined;
     try {
-      const wrapped = launcher.wrap([truth], { cwd, env: {} });
+      // Offline: the probe starts no proxy and no relay.
+      const wrapped = launcher.wrap([truth], { cwd, env: { TWYLT_DISABLE_NETWORK: '1' } });
       const [file, ...args] = wrapped.command;
       failure = await new Promise<string | undefined>((done) => {
         execFile(file!, args, { cwd: wrapped.cwd, env: wrapped.env, timeout: 10_000 }, (error, _stdout, stderr) =>
@@ -147,11 +145,29 @@ class Driver {
   }
 
   forTool(tool: { workspace?: string; name?: string; policy?: SandboxPolicy }): SpawnSandbox {
-    const policy = tool.policy ? resolveSandboxPolicy({ ...this.policy, ...tool.policy }) : this.policy;
+    const policy = tool.policy ? resolveSandboxPolicy(mergeSandboxPolicies(this.policy, tool.policy)) : this.policy;
     const cache = new Map<string, Mount[]>();
     return {
       wrap: (command, options) => this.#wrap(command, options.cwd, options.env ?? {}, policy, tool, cache),
     };
+  }
+
+  async close(): Promise<void> {
+    const proxies = [...this.#proxies.values()];
+    this.#proxies.clear();
+    await Promise.all(proxies.map((proxy) => proxy.close()));
+  }
+
+  /** The proxy of a tool's allow-list, started the first time one of its calls needs it. */
+  #proxyFor(allowNet: readonly string[], tool: string | undefined): FilteringProxy {
+    const hosts = [...new Set(allowNet.map((host) => host.toLowerCase()))].sort();
+    const key = JSON.stringify([tool ?? null, hosts]);
+    let proxy = this.#proxies.get(key);
+    if (!proxy) {
+      proxy = startProxy(hosts, (host) => refused('network', tool, host));
+      this.#proxies.set(key, proxy);
+    }
+    return proxy;
   }
 
   #wrap(
@@ -164,14 +180,20 @@ class Driver {
   ): SandboxedProcess {
     const here = resolve(cwd ?? process.cwd());
     const env = this.#env(declared, policy);
-    const relay = env.HTTP_PROXY !== undefined && this.proxy !== undefined;
+    // A relay and a proxy only for a tool allowed some host, and never for one that is offline.
+    const relay = policy.allowNet.length > 0 && !/^(1|true|yes|on)$/i.test(env.TWYLT_DISABLE_NETWORK ?? '');
+    if (relay) {
+      const url = `http://127.0.0.1:${RELAY_PORT}`;
+      for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy']) env[name] = url;
+    }
     const file = command[0]!;
     if (!findExecutable(file, here, env.PATH)) {
       // As an unsandboxed spawn reports it, not as bwrap's own exit 1.
       throw Object.assign(new Error(`spawn ${file} ENOENT`), { code: 'ENOENT', errno: -constants.errno.ENOENT, path: file });
     }
+    const proxy = relay ? this.#proxyFor(policy.allowNet, tool.name) : undefined;
     const workspaces = [tool.workspace, env.TWYLT_WORKSPACE_ROOT].filter((dir): dir is string => dir !== undefined && dir !== '');
-    const key = JSON.stringify([command, here, workspaces, env.PATH, env.PYTHONPATH, env.NODE_PATH]);
+    const key = JSON.stringify([command, here, workspaces, env.PATH, env.PYTHONPATH, env.NODE_PATH, relay]);
     let mounts = cache.get(key);
     if (!mounts) {
       // The relay runs on the consumer's own runtime: its install prefix is readable too.
@@ -194,7 +216,7 @@ class Driver {
       '--dir',
       SANDBOX_HOME,
       ...mountArgs(mounts),
-      ...(relay ? ['--ro-bind', this.proxy!.socket, SANDBOX_PROXY_SOCKET] : []),
+      ...(proxy ? ['--ro-bind', proxy.socket, SANDBOX_PROXY_SOCKET] : []),
       '--remount-ro',
       '/',
       '--chdir',
@@ -227,6 +249,7 @@ class Driver {
         }
         return undefined;
       },
+      ...(this.#cgroup ? {} : { limitInOutput: (stderr: string) => rlimitHit(stderr, policy, tool.name) }),
     };
   }
 
@@ -242,11 +265,6 @@ class Driver {
     }
     env.HOME = SANDBOX_HOME;
     env.TMPDIR = SANDBOX_TMP;
-    const offline = /^(1|true|yes|on)$/i.test(env.TWYLT_DISABLE_NETWORK ?? '');
-    if (this.proxy && !offline) {
-      const url = `http://127.0.0.1:${RELAY_PORT}`;
-      for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy']) env[name] = url;
-    }
     return env;
   }
 
@@ -304,6 +322,21 @@ function joinWhenNamed(child: ChildProcess, cgroup: CallCgroup): void {
     info.destroy();
     if (!joined) block.destroy();
   });
+}
+
+/** What runtimes write when an rlimit refused them memory (RLIMIT_DATA) or a process (RLIMIT_NPROC). */
+const OUT_OF_MEMORY = /out of memory|cannot allocate memory|\bENOMEM\b|\bMemoryError\b|allocation failed|memory allocation of \d+ bytes failed/i;
+const OUT_OF_PROCESSES = /\bEAGAIN\b|resource temporarily unavailable/i;
+
+/**
+ * Without a cgroup the kernel counts no limit hit: a failed call ran into the memory or
+ * processes rlimit when its stderr says so (the runtime's own message). A tool that prints
+ * such a message itself only relabels its own failure.
+ */
+function rlimitHit(stderr: string, policy: ResolvedSandboxPolicy, tool: string | undefined): LimitName | undefined {
+  const limit = policy.memoryMb > 0 && OUT_OF_MEMORY.test(stderr) ? 'memory' : policy.processes > 0 && OUT_OF_PROCESSES.test(stderr) ? 'processes' : undefined;
+  if (limit) refused(limit, tool);
+  return limit;
 }
 
 /** Publish a refusal for whoever counts them (observe/). */

@@ -83,16 +83,13 @@ export async function openSandbox(values: SandboxFlagValues, cwd: string, entrie
 
 /**
  * The consumer's sandbox for a set of entries: `policy` (its flags or options), or the
- * default policy when only entries ask for one; undefined when nothing does. The proxy
- * allows the hosts of every entry's own policy too (one proxy per consumer).
+ * default policy when only entries ask for one; undefined when nothing does. Each entry's
+ * own policy is merged over it when its launcher is made (entrySandbox), hosts included.
  */
 export async function sandboxForEntries(policy: SandboxPolicy | true | undefined, entries: readonly ToolEntry[]): Promise<PreparedSandbox | undefined> {
-  const asked = entries.filter((entry) => entry.sandbox !== undefined && entry.sandbox !== false);
-  if (policy === undefined && asked.length === 0) return undefined;
-  const base: SandboxPolicy = policy === undefined || policy === true ? {} : policy;
-  const hosts = asked.flatMap((entry) => (typeof entry.sandbox === 'object' ? (entry.sandbox.allowNet ?? []) : []));
+  if (policy === undefined && !entries.some((entry) => entry.sandbox !== undefined && entry.sandbox !== false)) return undefined;
   const { prepareSandbox } = await import('./bwrap.js');
-  return prepareSandbox({ ...base, allowNet: [...(base.allowNet ?? []), ...hosts] });
+  return prepareSandbox(policy ?? true);
 }
 
 /**

@@ -9,12 +9,14 @@
  * `memory` and `pids` hierarchies (a hybrid host). Where neither is writable, the limits
  * fall back to per-process rlimits (bwrap.ts).
  */
-import { mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmdirSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export type LimitName = 'memory' | 'processes' | 'cpu_time';
 
 const CGROUP_ROOT = '/sys/fs/cgroup';
+/** statfs(2) types: cgroup v1's and v2's filesystems (linux/magic.h). */
+const CGROUP_MAGIC = { 1: 0x27e0eb, 2: 0x63677270 } as const;
 
 /** Where per-call cgroups are made: one folder (v2) or one per controller (v1). */
 export interface CgroupBase {
@@ -37,14 +39,17 @@ export function findCgroupBase(): CgroupBase | undefined {
   const v1 = { memory: pathOf('memory'), pids: pathOf('pids') };
   if (v1.memory !== undefined && v1.pids !== undefined) {
     const dirs = [join(CGROUP_ROOT, 'memory', v1.memory), join(CGROUP_ROOT, 'pids', v1.pids)];
-    if (tryBase(dirs)) return { version: 1, dirs };
+    if (tryBase(dirs, 1)) return { version: 1, dirs };
   }
   const v2 = lines.find((line) => line.startsWith('0::'))?.slice(3);
   if (v2 !== undefined) {
     const dir = join(CGROUP_ROOT, v2);
     try {
-      writeFileSync(join(dir, 'cgroup.subtree_control'), '+memory +pids');
-      if (tryBase([dir])) return { version: 2, dirs: [dir] };
+      // Only where a cgroup v2 is mounted: on a plain folder (a tmpfs over /sys/fs/cgroup) the
+      // limits would be files nobody reads. `r+`: never create the file.
+      if (!isCgroup(dir, 2)) return undefined;
+      writeFileSync(join(dir, 'cgroup.subtree_control'), '+memory +pids', { flag: 'r+' });
+      if (tryBase([dir], 2)) return { version: 2, dirs: [dir] };
     } catch {
       // not delegated to us
     }
@@ -52,11 +57,21 @@ export function findCgroupBase(): CgroupBase | undefined {
   return undefined;
 }
 
-/** Whether a child cgroup can be made and removed in each of `dirs`. */
-function tryBase(dirs: string[]): boolean {
+/** Whether `dir` is on a cgroup filesystem of that version. */
+function isCgroup(dir: string, version: 1 | 2): boolean {
+  try {
+    return statfsSync(dir).type === CGROUP_MAGIC[version];
+  } catch {
+    return false;
+  }
+}
+
+/** Whether each of `dirs` is a cgroup where a child cgroup can be made and removed. */
+function tryBase(dirs: string[], version: 1 | 2): boolean {
   const name = `twylt-probe-${process.pid}`;
   try {
     for (const dir of dirs) {
+      if (!isCgroup(dir, version)) return false;
       mkdirSync(join(dir, name));
       rmdirSync(join(dir, name));
     }

@@ -1,8 +1,8 @@
 /**
  * The sandbox policy a person reads and writes (ADR 0032): what a tool may read and write
- * beyond its own code and workspace, which hosts it may reach through the consumer's proxy,
- * which variables of the consumer it gets, and its limits. Plain data; the driver (bwrap.ts)
- * turns it into a kernel sandbox.
+ * beyond its own code and workspace, which hosts it may reach through its proxy in the
+ * consumer, which variables of the consumer it gets, and its limits. Plain data; the driver
+ * (bwrap.ts) turns it into a kernel sandbox.
  */
 
 export interface SandboxPolicy {

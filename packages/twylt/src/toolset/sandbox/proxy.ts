@@ -1,8 +1,8 @@
 /**
  * The filtering proxy for the hosts a sandboxed tool may reach (ADR 0032). A sandbox has no
- * network of its own; the consumer runs this proxy on a Unix socket that is bound into each
- * sandbox, where a small relay (relay.ts) offers it as 127.0.0.1:RELAY_PORT, named in
- * HTTP_PROXY and HTTPS_PROXY. It takes `CONNECT host:port` (https and any TCP) and
+ * network of its own; the consumer runs one proxy per tool allowed some host (bwrap.ts), on
+ * a Unix socket bound into that tool's sandboxes, where a small relay (relay.ts) offers it
+ * as 127.0.0.1:RELAY_PORT, named in HTTP_PROXY and HTTPS_PROXY. It takes `CONNECT host:port` (https and any TCP) and
  * absolute-form requests (`GET http://host/...`), and opens a connection only to an allowed
  * host; anything else gets 403 and is published as a refusal.
  */
@@ -36,15 +36,23 @@ export function hostAllowed(allowed: readonly string[], host: string, port: numb
   });
 }
 
-/** Start the proxy; `onRefusal` hears of each host refused. */
-export async function startProxy(allowed: readonly string[], onRefusal: (host: string) => void): Promise<FilteringProxy> {
+/**
+ * Start the proxy; `onRefusal` hears of each host refused. Synchronous, so that a sandbox can
+ * be given its proxy as it is set up: a Unix socket is bound and listening when
+ * `listen()` returns (`exclusive`: never handed to a cluster's primary). Throws when it cannot listen.
+ */
+export function startProxy(allowed: readonly string[], onRefusal: (host: string) => void): FilteringProxy {
   const dir = mkdtempSync(join(tmpdir(), 'twylt-proxy-'));
   const socket = join(dir, 'proxy.sock');
   const server = createServer((client) => serve(client, allowed, onRefusal));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(socket, resolve);
-  });
+  // A failure to listen is also emitted later; it is reported here, by the throw below.
+  server.on('error', () => {});
+  server.listen({ path: socket, exclusive: true });
+  if (!server.listening) {
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`the sandbox's proxy cannot listen on ${socket}`);
+  }
   // The consumer's event loop is not held by the proxy.
   server.unref();
   return {

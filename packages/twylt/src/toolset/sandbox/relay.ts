@@ -1,5 +1,5 @@
 /**
- * The relay inside a sandbox with allowed hosts: it offers the consumer's proxy (a Unix
+ * The relay inside a sandbox with allowed hosts: it offers the tool's proxy in the consumer (a Unix
  * socket bound into the sandbox) on 127.0.0.1, then runs the tool and ends as it ends. A
  * sandbox without allowed hosts has no relay and pays nothing for it.
  *
