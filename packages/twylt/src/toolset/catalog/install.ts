@@ -4,7 +4,8 @@
  * --prefix`), never into the user's site-packages or node_modules; npm runs no install
  * scripts unless allowed. An install runs in a
  * staging folder renamed into place when done: concurrent scans installing the same set
- * both finish, the first rename wins and the other's copy is dropped.
+ * both finish, the first rename wins and the other's copy is dropped. With --sandbox, each
+ * install runs in a sandbox of its own (sandboxed-install.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm, stat, symlink } from 'node:fs/promises';
