@@ -49,7 +49,10 @@ Options:
                      shows the command that would run. Requirements are data: a line or
                      name an installer would read as an option is refused on its tool's
                      row. npm runs no install scripts (--ignore-scripts); pip may still
-                     run the build code of a package that ships no wheel
+                     run the build code of a package that ships no wheel. With --sandbox
+                     each install runs sandboxed too: it writes only its environment,
+                     reads the pack and the local indexes pip's configuration names, and
+                     reaches only the registries pip's and npm's configuration names
   --allow-install-scripts
                      let npm run the preinstall/install/postinstall scripts of the
                      packages it installs

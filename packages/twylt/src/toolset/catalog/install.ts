@@ -4,14 +4,15 @@
  * --prefix`), never into the user's site-packages or node_modules; npm runs no install
  * scripts unless allowed. An install runs in a
  * staging folder renamed into place when done: concurrent scans installing the same set
- * both finish, the first rename wins and the other's copy is dropped.
+ * both finish, the first rename wins and the other's copy is dropped. With --sandbox, each
+ * install runs in a sandbox of its own (sandboxed-install.ts).
  */
-import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, stat, symlink } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat, symlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { firstLine } from '../../client/errors.js';
+import { killTool, limitHit, spawnTool, type SpawnSandbox } from '../../client/spawn.js';
 import { isRecord } from '../../protocol/record.js';
 import type { Requirements } from '../../protocol/spec.js';
 import { planOwn } from './own-packages.js';
@@ -30,6 +31,8 @@ export function defaultEnvsDir(env: NodeJS.ProcessEnv = process.env): string {
 
 /** One environment: where it goes, the command that fills it, what a call of the tool needs. */
 export interface EnvPlan {
+  /** The installer that fills it. */
+  installer: 'pip' | 'npm';
   dir: string;
   /** The exact install command, with `dir` as its target. */
   command: string[];
@@ -73,6 +76,7 @@ async function planPip(content: string, context: InstallContext): Promise<EnvPla
   if (specs.specs.length === 0) return undefined;
   const dir = join(context.envsDir, `pip-${key(['pip', specs.specs, await context.pythonVersion()])}`);
   return {
+    installer: 'pip',
     dir,
     command: [context.python, '-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '--target', dir, '--', ...specs.specs],
     env: { PYTHONPATH: dir },
@@ -112,6 +116,7 @@ function planNpm(content: string, context: InstallContext): EnvPlan | Refused | 
   // Scripts allowed or not is part of the key: an environment made without them differs.
   const dir = join(context.envsDir, `npm-${key(['npm', specs, links, process.versions.node.split('.')[0], ...scripts])}`);
   return {
+    installer: 'npm',
     dir,
     command: specs.length === 0 ? [] : ['npm', 'install', '--no-audit', '--no-fund', '--omit=dev', ...scripts, '--prefix', dir, '--', ...specs],
     env: { NODE_PATH: join(dir, 'node_modules') },
@@ -168,22 +173,36 @@ export async function envReady(plan: EnvPlan): Promise<boolean> {
 /** Outcome of an install: done (`reused` when it was there already), or pip's or npm's own line. */
 export type InstallOutcome = { ok: true; reused: boolean } | { ok: false; reason: string };
 
+/**
+ * Where an install command runs: as the scan itself (the default), or in a sandbox
+ * (sandboxed-install.ts) with the environment it gets there. `staging` is the folder the
+ * command installs into.
+ */
+export type InstallPlace = (command: string[], staging: string) => Promise<{ command: string[]; sandbox?: SpawnSandbox; env: NodeJS.ProcessEnv }>;
+
+/** The scan's own rights and variables. */
+const unsandboxed: InstallPlace = async (command) => ({ command, env: { ...process.env, PIP_NO_INPUT: '1' } });
+
 /** Fill the plan's environment unless it exists: install into a staging folder, then rename it into place. Never throws: any failure is the outcome. */
-export async function installEnv(plan: EnvPlan, envsDir: string): Promise<InstallOutcome> {
+export async function installEnv(plan: EnvPlan, envsDir: string, place: InstallPlace = unsandboxed): Promise<InstallOutcome> {
   let staging: string | undefined;
   try {
     if (await envReady(plan)) return { ok: true, reused: true };
     await mkdir(envsDir, { recursive: true });
     staging = join(envsDir, `.staging-${randomBytes(6).toString('hex')}`);
     const command = plan.command.map((arg) => (arg === plan.dir ? staging! : arg));
-    const failure = command.length === 0 ? await mkdir(staging).then(() => undefined) : await runInstaller(command);
-    if (failure) return { ok: false, reason: failure };
+    // Made here, not by the installer: a sandbox lets an install write only a folder that exists.
+    await mkdir(staging);
+    if (command.length > 0) {
+      const failure = await runInstaller(await place(command, staging));
+      if (failure) return { ok: false, reason: failure };
+      if ((await readdir(staging)).length === 0) return { ok: false, reason: `${plan.command[0]} succeeded but left nothing in the environment folder` };
+    }
     await linkPackages(staging, plan.links ?? {});
     try {
       await rename(staging, plan.dir);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') return { ok: false, reason: `${plan.command[0]} succeeded but left nothing in the environment folder` };
       // Another scan renamed the same environment into place first: use that one.
       if ((code !== 'ENOTEMPTY' && code !== 'EEXIST') || !(await envReady(plan))) throw error;
     }
@@ -204,13 +223,32 @@ async function linkPackages(staging: string, links: Record<string, string>): Pro
   }
 }
 
-/** Run pip or npm; undefined when it succeeded, else the line of its output that says why. */
-function runInstaller(command: string[]): Promise<string | undefined> {
+/** At most this much of an installer's stderr is kept: the line that says why is near its end. */
+const MAX_STDERR = 1024 * 1024;
+
+/** Run pip or npm (in its sandbox, when it has one); undefined when it succeeded, else the line of its output that says why. */
+function runInstaller({ command, sandbox, env }: Awaited<ReturnType<InstallPlace>>): Promise<string | undefined> {
   return new Promise((done) => {
-    execFile(command[0]!, command.slice(1), { timeout: INSTALL_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, PIP_NO_INPUT: '1' } }, (error, _stdout, stderr) => {
-      if (!error) return done(undefined);
-      const said = installerLine(String(stderr));
-      done(said ?? `${command[0]} failed: ${error.message.split('\n')[0]}`);
+    const child = spawnTool(command, { env, sandbox });
+    let stderr = '';
+    child.stdin.end();
+    child.stdout.resume();
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-MAX_STDERR);
+    });
+    // pip or npm stuck on a network is a failure, not a hang.
+    const timer = setTimeout(() => killTool(child), INSTALL_TIMEOUT_MS);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      done(`${command[0]} failed: ${error.message.split('\n')[0]}`);
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) return done(undefined);
+      const limit = limitHit(child);
+      if (limit) return done(`${command[0]} ran into the sandbox's ${limit} limit (--sandbox-memory, --sandbox-processes, --sandbox-cpu-seconds)`);
+      const ended = signal ? `killed by ${signal}` : `exit ${code}`;
+      done(installerLine(stderr) ?? `${command[0]} failed (${ended})`);
     });
   });
 }

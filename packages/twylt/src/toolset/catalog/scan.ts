@@ -19,6 +19,7 @@ import { discoverTools, type DiscoverOptions, type FoundTool } from './discover.
 import { fingerprint } from './fingerprint.js';
 import { type EnvPlan, type InstallContext, defaultEnvsDir, envReady, installEnv, planEnv, planText } from './install.js';
 import { runCommand } from './runtime.js';
+import { InstallSandboxes } from './sandboxed-install.js';
 
 export type ScanStatus = 'ok' | 'needs_install' | 'failed';
 
@@ -69,7 +70,10 @@ export interface ScanOptions extends DiscoverOptions {
   /** Put before the published names of the tools under a folder (absolute); the deepest folder wins. */
   prefixes?: readonly { dir: string; prefix: string }[];
   signal?: AbortSignal;
-  /** Describe every tool in this sandbox (prepareSandbox), its folder as its workspace. */
+  /**
+   * Describe every tool in this sandbox (prepareSandbox), its folder as its workspace; with
+   * `install`, each install runs in a sandbox of its own too (sandboxed-install.ts).
+   */
   sandbox?: PreparedSandbox;
 }
 
@@ -79,6 +83,7 @@ export async function scanTools(dirs: readonly string[], options: ScanOptions): 
   const limiter = new CallLimiter({ maxConcurrent: options.jobs, maxQueue: Number.MAX_SAFE_INTEGER });
   const context = installContext(options);
   const installs = new Map<string, Promise<Awaited<ReturnType<typeof installEnv>>>>();
+  const sandboxes = options.install && options.sandbox ? new InstallSandboxes(options.sandbox.policy, context.python) : undefined;
   const scanned = await Promise.all(
     found.map(async (tool) => {
       const first = await judge(tool, undefined, limiter, options, context);
@@ -90,7 +95,7 @@ export async function scanTools(dirs: readonly string[], options: ScanOptions): 
       } else {
         // One install per environment, however many tools share it.
         let pending = installs.get(plan.dir);
-        if (!pending) installs.set(plan.dir, (pending = installEnv(plan, context.envsDir)));
+        if (!pending) installs.set(plan.dir, (pending = installEnv(plan, context.envsDir, sandboxes?.place(plan.installer, tool.pack?.root ?? tool.root))));
         const outcome = await pending;
         if (!outcome.ok) return { ...first, status: 'failed' as const, reason: `installing its requirements failed: ${outcome.reason}` };
       }
@@ -98,7 +103,7 @@ export async function scanTools(dirs: readonly string[], options: ScanOptions): 
       if (again.status === 'needs_install') return { ...again, status: 'failed' as const, reason: `its schemas are still empty with its requirements installed in ${plan.dir}` };
       return again;
     }),
-  );
+  ).finally(() => sandboxes?.close());
   return markDuplicates(scanned.map(({ plan: _plan, ...tool }) => tool));
 }
 
