@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AbortError, ToolCrashError, TwyltClient } from 'twylt/client';
 import { WarmCap, WarmPool } from 'twylt/toolset';
+import { SLEEPER } from '../support/mcp.js';
 import { ROOT, fixture } from '../support/process.js';
 import { isAlive, waitGone, waitUntilReadingStdin } from '../support/processes.js';
 import { JS_RUNTIME } from '../support/runtimes.js';
@@ -61,12 +62,13 @@ describe('a taken process leaves the pool', () => {
   });
 
   it('the idle timer that retires waiting processes never kills a call in progress', async () => {
-    // Taken at once, in the tick the pool started it, so well within its idle time.
-    const warm = pool(fixture('behaviours'), { idleMs: 300 });
-    const client = new TwyltClient(fixture('behaviours'));
+    // Taken at once, in the tick the pool started it, so well within its idle time. The call
+    // runs until it is aborted (a minute at most), however fast the machine.
+    const warm = pool(SLEEPER, { idleMs: 300 });
+    const client = new TwyltClient(SLEEPER);
     const controller = new AbortController();
     const { taken, source } = watched(warm);
-    const call = client.call({ action: 'never_settles' }, { transport: 'stdin', warm: source, signal: controller.signal, timeoutMs: 0 });
+    const call = client.call({ action: 'wait', seconds: 60 }, { transport: 'stdin', warm: source, signal: controller.signal, timeoutMs: 0 });
     call.catch(() => {});
     expect(taken).toHaveLength(1);
     const busy = taken[0]!.pid!;
