@@ -4,12 +4,13 @@
  * when a test needs to send what no client would (a foreign Host, a wrong token, bad JSON).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { bridgeCommand, bridgeEnv } from './mcp.js';
 import { ROOT } from './process.js';
+import { allChildrenOf, isKeeper } from './processes.js';
 
 const LISTENING = /twylt-mcp: listening on (http:\/\/\S+)\n/;
 
@@ -147,32 +148,3 @@ export function childrenOf(pid: number): number[] | undefined {
   return children?.filter((child) => !isKeeper(child));
 }
 
-/** Is `pid` a keeper (spawn.ts starts it as `node -e "(function keeperMain() {...})()"`)? */
-function isKeeper(pid: number): boolean {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('keeperMain');
-  } catch {
-    return false; // ended meanwhile
-  }
-}
-
-function allChildrenOf(pid: number): number[] | undefined {
-  if (!existsSync('/proc')) return undefined;
-  try {
-    return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
-      readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
-    );
-  } catch {
-    const children: number[] = [];
-    for (const entry of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-        // After the parenthesised command name: state, then the parent's pid.
-        if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) children.push(Number(entry));
-      } catch {
-        // ended meanwhile
-      }
-    }
-    return children;
-  }
-}

@@ -1,5 +1,5 @@
 /** Watching the processes a test started: alive or gone, waiting on stdin, bytes read. */
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 /** Is a process still there? A zombie (exited, not yet reaped) counts as gone. */
 export function isAlive(pid: number): boolean {
@@ -138,4 +138,40 @@ export async function waitUntilRead(pid: number, before: number, count: number, 
     if (Date.now() > end) throw new Error(`process ${pid} did not read ${count} more bytes within ${ms} ms`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** Is `pid` a keeper (spawn.ts starts it as `node -e "(function keeperMain() {...})()"`)? */
+export function isKeeper(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('keeperMain');
+  } catch {
+    return false; // ended meanwhile
+  }
+}
+
+/** Every process whose parent is `pid`, from /proc; undefined where there is none. */
+export function allChildrenOf(pid: number): number[] | undefined {
+  if (!existsSync('/proc')) return undefined;
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+      readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+    );
+  } catch {
+    const children: number[] = [];
+    for (const entry of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        // After the parenthesised command name: state, then the parent's pid.
+        if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) children.push(Number(entry));
+      } catch {
+        // ended meanwhile
+      }
+    }
+    return children;
+  }
+}
+
+/** The keepers (ADR 0029) that the consumer `pid` started. */
+export function keepersOf(pid: number): number[] {
+  return (allChildrenOf(pid) ?? []).filter(isKeeper);
 }
