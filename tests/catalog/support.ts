@@ -3,15 +3,37 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runsTypeScript } from '../../packages/twylt/src/bootstrap/typescript.js';
 import type { ScannedTool } from '../../packages/twylt/src/toolset/catalog/scan.js';
 import { python } from '../support/python.js';
 import { ROOT } from '../support/process.js';
+import { runtimeBinary, runtimeMissing } from '../support/runtimes.js';
 import { runTwylt, type CliRun } from '../support/twylt-cli.js';
 
 export const PACKS = fileURLToPath(new URL('../fixtures/packs/', import.meta.url));
 
 /** A row of `twylt scan --json`: what the scan knows of a tool, minus what only the catalog keeps. */
 export type Row = Omit<ScannedTool, 'spec' | 'inputs' | 'hash'>;
+
+/** A runtime a TypeScript tool is scanned with: `node` undefined and `skip` saying why where it is missing. */
+export interface ScanRuntime {
+  id: string;
+  label: string;
+  node: string | undefined;
+  skip: string | undefined;
+}
+
+/** The two ways Node runs a `.ts` tool: through tsx (before 22.18), and by stripping types. */
+export function typeScriptNodes(): ScanRuntime[] {
+  const node22 = runtimeBinary('node22');
+  return [
+    { id: '20', label: 'Node 20 through tsx', node: process.execPath, skip: runsTypeScript() ? 'this Node strips types itself' : undefined },
+    { id: '22', label: 'Node 22 through type stripping', node: node22, skip: node22 === undefined ? runtimeMissing('node22') : undefined },
+  ];
+}
+
+/** A describe block's title for `runtime`, saying why when it is skipped. */
+export const runtimeTitle = (runtime: ScanRuntime) => `${runtime.label}${runtime.skip ? `: skipped, ${runtime.skip}` : ''}`;
 
 /** A fresh folder for one test's files: markers, environments, catalogs. */
 export function scratch(name: string): string {

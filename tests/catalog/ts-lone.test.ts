@@ -14,13 +14,11 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symli
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runsTypeScript } from '../../packages/twylt/src/bootstrap/typescript.js';
 import { BRIDGE_CLI, startBridge } from '../support/mcp.js';
 import { ROOT, run } from '../support/process.js';
-import { runtimeBinary, runtimeMissing } from '../support/runtimes.js';
 import { runTwylt } from '../support/twylt-cli.js';
 import type { Row } from './support.js';
-import { scratch } from './support.js';
+import { runtimeTitle, scratch, typeScriptNodes } from './support.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/ts-lone/', import.meta.url));
 const LAUNCHER = join(ROOT, 'packages/twylt/dist/bootstrap/launch.js');
@@ -54,20 +52,14 @@ function copyLone(name: string): string {
 /** The line of a `twylt` command's stderr that says why (the stack traces after it are the tool's, not this test's). */
 const why = (stderr: string) => stderr.split('\n')[0];
 
-const node22 = runtimeBinary('node22');
-const RUNTIMES = [
-  {
-    id: '20',
-    label: 'Node 20 through tsx',
-    node: process.execPath,
-    direct: [process.execPath, '--import', import.meta.resolve('tsx')],
-    skip: runsTypeScript() ? 'this Node strips types itself' : undefined,
-  },
-  { id: '22', label: 'Node 22 through type stripping', node: node22, direct: [node22!], skip: node22 === undefined ? runtimeMissing('node22') : undefined },
-];
+// How a user runs the lone tool by hand: through tsx on Node 20, as it is on Node 22.
+const RUNTIMES = typeScriptNodes().map((runtime) => ({
+  ...runtime,
+  direct: runtime.id === '20' ? [runtime.node!, '--import', import.meta.resolve('tsx')] : [runtime.node!],
+}));
 
 for (const runtime of RUNTIMES) {
-  describe.skipIf(runtime.skip !== undefined)(`${runtime.label}${runtime.skip ? `: skipped, ${runtime.skip}` : ''}`, () => {
+  describe.skipIf(runtime.skip !== undefined)(runtimeTitle(runtime), () => {
     it(
       'through the launcher: scan finds shout ok and pad needs_install naming left-pad; shout answers calls, cold and through --scan',
       async () => {

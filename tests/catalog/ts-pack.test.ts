@@ -13,13 +13,12 @@ import { cpSync, existsSync, readdirSync, readFileSync, readlinkSync, rmSync, st
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runsTypeScript } from '../../packages/twylt/src/bootstrap/typescript.js';
 import { BRIDGE_CLI, startBridge } from '../support/mcp.js';
 import { ROOT } from '../support/process.js';
 import { runtimeBinary, runtimeMissing } from '../support/runtimes.js';
 import { twyltBin } from '../support/twylt-cli.js';
 import type { Row } from './support.js';
-import { scratch } from './support.js';
+import { runtimeTitle, scratch, typeScriptNodes, type ScanRuntime } from './support.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/ts-pack/', import.meta.url));
 const dir = scratch('ts-pack');
@@ -63,17 +62,15 @@ function scan(node: string, args: string[]): Promise<{ code: number | null; rows
   });
 }
 
-const node22 = runtimeBinary('node22');
 const bun = runtimeBinary('bun');
-const RUNTIMES = [
-  { id: '20', label: 'Node 20 through tsx', node: process.execPath, skip: runsTypeScript() ? 'this Node strips types itself' : undefined },
-  { id: '22', label: 'Node 22 through type stripping', node: node22, skip: node22 === undefined ? runtimeMissing('node22') : undefined },
+const RUNTIMES: ScanRuntime[] = [
+  ...typeScriptNodes(),
   // Bun reads NODE_PATH for imports itself; the environment's link gives it twylt.
   { id: 'bun', label: 'Bun', node: bun, skip: bun === undefined ? runtimeMissing('bun') : undefined },
 ];
 
 for (const runtime of RUNTIMES) {
-  describe.skipIf(runtime.skip !== undefined)(`${runtime.label}${runtime.skip ? `: skipped, ${runtime.skip}` : ''}`, () => {
+  describe.skipIf(runtime.skip !== undefined)(runtimeTitle(runtime), () => {
     it(
       'needs_install -> --install -> ok -> served (--config, --scan) cold and warm, the pack folder untouched',
       async () => {

@@ -106,27 +106,16 @@ describe('a warm process that dies before it reads the input', () => {
 });
 
 describe('a tool that this input kills', () => {
-  it('SIGSEGV: reported as the crash it is, run once', async () => {
-    const log = join(scratch, 'segv.log');
+  // SIGKILL too: a kill after the input was written is the input's, not a dying warm process.
+  it.each(['SIGSEGV', 'SIGKILL'] as const)('%s: reported as the crash it is, run once, by the process the call took', async (signal) => {
+    const log = join(scratch, `${signal}.log`);
     const warm = pool(CRASH, { env: { CRASH_LOG: log } });
     const client = new TwyltClient(CRASH, { env: { CRASH_LOG: log } });
     const { taken, source } = watched(warm);
-    const error = await client.call({ die: 'SIGSEGV' }, { transport: 'stdin', warm: source }).catch((caught: unknown) => caught);
+    const error = await client.call({ die: signal }, { transport: 'stdin', warm: source }).catch((caught: unknown) => caught);
     expect(taken).toHaveLength(1);
     expect(error).toBeInstanceOf(ToolCrashError);
-    expect((error as ToolCrashError).signal).toBe('SIGSEGV');
-    expect(readFileSync(log, 'utf8').trim().split('\n')).toHaveLength(1);
-  });
-
-  it('SIGKILL: reported as the crash it is, run once (a kill after the input was written is the input\'s)', async () => {
-    const log = join(scratch, 'kill.log');
-    const warm = pool(CRASH, { env: { CRASH_LOG: log } });
-    const client = new TwyltClient(CRASH, { env: { CRASH_LOG: log } });
-    const { taken, source } = watched(warm);
-    const error = await client.call({ die: 'SIGKILL' }, { transport: 'stdin', warm: source }).catch((caught: unknown) => caught);
-    expect(taken).toHaveLength(1);
-    expect(error).toBeInstanceOf(ToolCrashError);
-    expect((error as ToolCrashError).signal).toBe('SIGKILL');
+    expect((error as ToolCrashError).signal).toBe(signal);
     const runs = readFileSync(log, 'utf8').trim().split('\n');
     expect(runs).toHaveLength(1);
     expect(runs[0]!.split(' ')[0]).toBe(String(taken[0]!.pid));
