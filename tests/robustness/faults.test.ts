@@ -8,6 +8,7 @@ import { chmodSync, closeSync, constants, mkdirSync, openSync, readdirSync, read
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorOf, run, type Finished } from '../support/process.js';
+import { NOBODY, UNPRIVILEGED_SKIP_REASON, type UnprivilegedCopy, unprivilegedCopy } from '../support/unprivileged.js';
 import { expectProtocolOutcome, robustFixture, scratchDir, spawnCollect, STACK_LINE } from './support.js';
 
 const tool = robustFixture('hostile');
@@ -108,28 +109,39 @@ describe('signals during biz in file mode', () => {
 });
 
 describe('the working directory refuses output.json', () => {
-  const asNobody = isRoot ? { uid: 65534, gid: 65534 } : {};
-  // Only when nobody can reach the checkout (not, say, a clone inside a 0700 mktemp directory).
-  const canRun = spawnSync(tool[0]!, [...tool.slice(1), '--version'], asNobody).status === 0;
-  const needs = canRun ? '' : ' (skipped: the checkout is not readable by the user the tool must run as)';
-  it.skipIf(!canRun)(`read-only: exit 4, OutputFileUnwritable, nothing left behind${needs}`, async () => {
-    const dir = scratchDir();
+  // root ignores permission bits, so as root the tool runs as nobody, from a copy that nobody
+  // can read wherever the checkout is (issue 38); another user runs it as itself.
+  const skip = isRoot ? UNPRIVILEGED_SKIP_REASON : undefined;
+  const needs = skip ? ` (skipped: ${skip})` : '';
+  let copy: UnprivilegedCopy | undefined;
+  let runs = 0;
+  let asTool = tool;
+  beforeAll(() => {
+    if (!isRoot || skip) return;
+    copy = unprivilegedCopy(['build/tests/fixtures/robustness']);
+    asTool = [process.execPath, copy.path('build/tests/fixtures/robustness/hostile.js')];
+  });
+  afterAll(() => copy?.remove());
+  const runDir = () => (copy ? copy.scratch(`run-${++runs}`) : scratchDir());
+  const asWho = () => (copy ? { uid: NOBODY.uid, gid: NOBODY.gid } : {});
+
+  it.skipIf(skip !== undefined)(`read-only: exit 4, OutputFileUnwritable, nothing left behind${needs}`, async () => {
+    const dir = runDir();
     writeFileSync(join(dir, 'input.json'), '{"action": "ok"}');
     chmodSync(dir, 0o555);
-    // root ignores permission bits, so the tool runs as nobody.
-    const r = await spawnCollect(tool, { cwd: dir, ...asNobody });
+    const r = await spawnCollect(asTool, { ...asWho(), cwd: dir });
     chmodSync(dir, 0o755);
     expectProtocolOutcome(r);
     expect(r.code).toBe(4);
     expect(errorOf(r).exception).toEqual({ type: 'OutputFileUnwritable', message: 'Cannot write output.json: EACCES' });
     expect(readdirSync(dir)).toEqual(['input.json']);
   });
-  it.skipIf(!canRun)(`read-only with an old output.json: exit 4 before biz runs, OutputFileUnremovable${needs}`, async () => {
-    const dir = scratchDir();
+  it.skipIf(skip !== undefined)(`read-only with an old output.json: exit 4 before biz runs, OutputFileUnremovable${needs}`, async () => {
+    const dir = runDir();
     writeFileSync(join(dir, 'input.json'), '{"action": "sleep", "ms": 0}');
     writeFileSync(join(dir, 'output.json'), 'old');
     chmodSync(dir, 0o555);
-    const r = await spawnCollect(tool, { cwd: dir, ...asNobody });
+    const r = await spawnCollect(asTool, { ...asWho(), cwd: dir });
     chmodSync(dir, 0o755);
     expect(r.code).toBe(4);
     expect(r.stderr).not.toContain('biz started');

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleTool } from '../support/bundle-tool.js';
 import { bridgeCommand, bridgeEnv, startBridge, textOf } from '../support/mcp.js';
 import { ROOT } from '../support/process.js';
+import { AS_NOBODY, UNPRIVILEGED_SKIP_REASON, type UnprivilegedCopy, unprivilegedCopy } from '../support/unprivileged.js';
 import { SANDBOX_SKIP_REASON } from './support.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'twylt-sandbox-fallback-'));
@@ -24,8 +25,6 @@ const WITHOUT_CGROUPS = {
   'read-only': ['bwrap', '--dev-bind', '/', '/', '--ro-bind', '/sys/fs/cgroup', '/sys/fs/cgroup', '--die-with-parent', '--'],
   'hidden under an empty tmpfs': ['bwrap', '--dev-bind', '/', '/', '--tmpfs', '/sys/fs/cgroup', '--die-with-parent', '--'],
 };
-/** nobody: no cgroup of its own, and RLIMIT_NPROC binds it. */
-const AS_NOBODY = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--'];
 
 function rootReason(): string | undefined {
   if (SANDBOX_SKIP_REASON) return SANDBOX_SKIP_REASON;
@@ -33,8 +32,9 @@ function rootReason(): string | undefined {
   return undefined;
 }
 
+/** nobody: no cgroup of its own, and RLIMIT_NPROC binds it. */
 function nobodyReason(): string | undefined {
-  const reason = rootReason();
+  const reason = rootReason() ?? UNPRIVILEGED_SKIP_REASON;
   if (reason) return reason;
   const probe = spawnSync(AS_NOBODY[0]!, [...AS_NOBODY.slice(1), 'bwrap', '--ro-bind', '/', '/', '--unshare-all', '--', 'true']);
   if (probe.error) return `setpriv (util-linux) cannot run: ${probe.error.message}`;
@@ -47,8 +47,6 @@ const NOBODY_SKIP = nobodyReason();
 
 beforeAll(async () => {
   mkdirSync(join(scratch, 'built'));
-  // Readable by nobody too.
-  chmodSync(scratch, 0o755);
   tool = [process.execPath, await bundleTool(join(ROOT, 'tests/fixtures/sandbox/greedy.ts'), join(scratch, 'built'))];
 });
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -98,8 +96,20 @@ describe.skipIf(ROOT_SKIP !== undefined)(`as root without a writable cgroup${ROO
 });
 
 describe.skipIf(NOBODY_SKIP !== undefined)(`as another user (nobody), without a cgroup${NOBODY_SKIP ? ` (skipped: ${NOBODY_SKIP})` : ''}`, () => {
+  // nobody runs the bridge and the tool from a copy it can read, never from the checkout (issue 38).
+  let copy: UnprivilegedCopy;
+  let nobodyTool: string[];
+  beforeAll(async () => {
+    copy = unprivilegedCopy();
+    const bundled = await bundleTool(join(ROOT, 'tests/fixtures/sandbox/greedy.ts'), copy.scratch('built'));
+    chmodSync(bundled, 0o644); // whatever the umask
+    nobodyTool = [process.execPath, bundled];
+  });
+  afterAll(() => copy?.remove());
+
   it('a fork bomb and a memory hog are each stopped by their limit (limit_exceeded), and the bridge serves on', async () => {
-    const bridge = await startBridge(['--sandbox', '--sandbox-processes', '64', '--sandbox-memory', '128', '--', ...tool], {}, [...AS_NOBODY, ...bridgeCommand()]);
+    const bridgeAsNobody = [...AS_NOBODY, process.execPath, copy.path('packages/twylt-mcp/dist/cli.js')];
+    const bridge = await startBridge(['--sandbox', '--sandbox-processes', '64', '--sandbox-memory', '128', '--', ...nobodyTool], {}, bridgeAsNobody, copy.root);
     try {
       const bomb = await greedy(bridge, 0, 150);
       expect(bomb.ok, bomb.text).toBe(false);

@@ -39,12 +39,16 @@ export function bridgeCommand(): string[] {
   return [...JS_RUNTIME, BRIDGE_CLI];
 }
 
-/** Start `twylt-mcp ARGS...` over stdio, `env` added to bridgeEnv(), and connect a client to it; `command` runs the bridge (default: bridgeCommand()). */
-export async function startBridge(args: readonly string[], env: Record<string, string> = {}, command: readonly string[] = bridgeCommand()): Promise<Bridge> {
+/**
+ * Start `twylt-mcp ARGS...` over stdio, `env` added to bridgeEnv(), and connect a client to it;
+ * `command` runs the bridge (default: bridgeCommand()), in `cwd` (default: the checkout; one
+ * that the bridge's user can enter when it runs as another: see unprivileged.ts).
+ */
+export async function startBridge(args: readonly string[], env: Record<string, string> = {}, command: readonly string[] = bridgeCommand(), cwd: string = ROOT): Promise<Bridge> {
   const transport = new StdioClientTransport({
     command: command[0]!,
     args: [...command.slice(1), ...args],
-    cwd: ROOT,
+    cwd,
     env: { ...bridgeEnv(), ...env },
     stderr: 'pipe',
   });
