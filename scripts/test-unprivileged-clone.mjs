@@ -6,7 +6,8 @@
 //
 //   node scripts/test-unprivileged-clone.mjs [TEST_FILE...]
 //
-// The files default to every test that imports tests/support/unprivileged.ts. Bounded in time:
+// The files default to every test that imports tests/support/unprivileged.ts, directly or
+// through tests/sandbox/hostile-support.ts (the hostile suites run as nobody too). Bounded in time:
 // each step has a time-out, and the clone is removed at the end whatever happened.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -40,7 +41,7 @@ function main(files) {
     step('copy packages/twylt/node_modules', ['cp', '-a', join(ROOT, 'packages/twylt/node_modules'), join(clone, 'packages/twylt/node_modules')], { timeout: MINUTE });
     step('npm run build', ['npm', 'run', '--silent', 'build'], { cwd: clone, timeout: 10 * MINUTE });
     if (files.length === 0) {
-      const listed = spawnSync('git', ['grep', '-l', '-e', 'support/unprivileged.js', '--', 'tests/*.test.ts'], { cwd: clone, encoding: 'utf8' });
+      const listed = spawnSync('git', ['grep', '-l', '-e', 'support/unprivileged.js', '-e', '/hostile-support.js', '--', 'tests/*.test.ts'], { cwd: clone, encoding: 'utf8' });
       files = listed.stdout.split('\n').filter(Boolean);
       if (files.length === 0) throw new Error('no test imports tests/support/unprivileged.ts: nothing to run');
     }

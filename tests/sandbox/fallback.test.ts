@@ -2,7 +2,7 @@
  * The limits where no cgroup is writable (ADR 0032, docs/sandbox.md "Without a cgroup"): the
  * real `twylt-mcp --sandbox` started where it cannot make a cgroup, serving a greedy tool.
  * As root, the bridge is started under bwrap with /sys/fs/cgroup read-only, or hidden under
- * an empty tmpfs; as another user, through setpriv. Memory then falls back to RLIMIT_DATA,
+ * an empty tmpfs; as another user (uid 65533, with no name), through setpriv. Memory then falls back to RLIMIT_DATA,
  * processes to RLIMIT_NPROC, and a processes limit as root (which NPROC does not bind) is a
  * refusal to start.
  */
@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleTool } from '../support/bundle-tool.js';
 import { bridgeCommand, bridgeEnv, startBridge, textOf } from '../support/mcp.js';
 import { ROOT } from '../support/process.js';
-import { AS_NOBODY, UNPRIVILEGED_SKIP_REASON, type UnprivilegedCopy, unprivilegedCopy } from '../support/unprivileged.js';
+import { asUser, NAMELESS_USER, UNPRIVILEGED_SKIP_REASON, type UnprivilegedCopy, unprivilegedCopy } from '../support/unprivileged.js';
 import { SANDBOX_SKIP_REASON } from './support.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'twylt-sandbox-fallback-'));
@@ -32,13 +32,18 @@ function rootReason(): string | undefined {
   return undefined;
 }
 
-/** nobody: no cgroup of its own, and RLIMIT_NPROC binds it. */
+/**
+ * Another user: no cgroup of its own, and RLIMIT_NPROC binds it. Not nobody itself, whose
+ * process count the hostile suite's consumers share when both files run at once.
+ */
+const AS_ANOTHER_USER = asUser(NAMELESS_USER);
+
 function nobodyReason(): string | undefined {
   const reason = rootReason() ?? UNPRIVILEGED_SKIP_REASON;
   if (reason) return reason;
-  const probe = spawnSync(AS_NOBODY[0]!, [...AS_NOBODY.slice(1), 'bwrap', '--ro-bind', '/', '/', '--unshare-all', '--', 'true']);
+  const probe = spawnSync(AS_ANOTHER_USER[0]!, [...AS_ANOTHER_USER.slice(1), 'bwrap', '--ro-bind', '/', '/', '--unshare-all', '--', 'true']);
   if (probe.error) return `setpriv (util-linux) cannot run: ${probe.error.message}`;
-  if (probe.status !== 0) return `bubblewrap cannot make a sandbox as nobody here: ${probe.stderr.toString().trim()}`;
+  if (probe.status !== 0) return `bubblewrap cannot make a sandbox as uid ${NAMELESS_USER} here: ${probe.stderr.toString().trim()}`;
   return undefined;
 }
 
@@ -95,8 +100,8 @@ describe.skipIf(ROOT_SKIP !== undefined)(`as root without a writable cgroup${ROO
   }
 });
 
-describe.skipIf(NOBODY_SKIP !== undefined)(`as another user (nobody), without a cgroup${NOBODY_SKIP ? ` (skipped: ${NOBODY_SKIP})` : ''}`, () => {
-  // nobody runs the bridge and the tool from a copy it can read, never from the checkout (issue 38).
+describe.skipIf(NOBODY_SKIP !== undefined)(`as another user (uid ${NAMELESS_USER}, like nobody), without a cgroup${NOBODY_SKIP ? ` (skipped: ${NOBODY_SKIP})` : ''}`, () => {
+  // The user runs the bridge and the tool from a copy it can read, never from the checkout (issue 38).
   let copy: UnprivilegedCopy;
   let nobodyTool: string[];
   beforeAll(async () => {
@@ -108,7 +113,7 @@ describe.skipIf(NOBODY_SKIP !== undefined)(`as another user (nobody), without a 
   afterAll(() => copy?.remove());
 
   it('a fork bomb and a memory hog are each stopped by their limit (limit_exceeded), and the bridge serves on', async () => {
-    const bridgeAsNobody = [...AS_NOBODY, process.execPath, copy.path('packages/twylt-mcp/dist/cli.js')];
+    const bridgeAsNobody = [...AS_ANOTHER_USER, process.execPath, copy.path('packages/twylt-mcp/dist/cli.js')];
     const bridge = await startBridge(['--sandbox', '--sandbox-processes', '64', '--sandbox-memory', '128', '--', ...nobodyTool], {}, bridgeAsNobody, copy.root);
     try {
       const bomb = await greedy(bridge, 0, 150);

@@ -19,8 +19,20 @@ import { ROOT } from './process.js';
 /** The user and group the unprivileged cases run as. */
 export const NOBODY = { uid: 65534, gid: 65534 } as const;
 
+/** argv prefix that runs a command as user and group `id`, with no supplementary groups. */
+export function asUser(id: number): string[] {
+  return ['setpriv', `--reuid=${id}`, `--regid=${id}`, '--clear-groups', '--'];
+}
+
 /** argv prefix that runs a command as nobody, with no supplementary groups. */
-export const AS_NOBODY: readonly string[] = ['setpriv', `--reuid=${NOBODY.uid}`, `--regid=${NOBODY.gid}`, '--clear-groups', '--'];
+export const AS_NOBODY: readonly string[] = asUser(NOBODY.uid);
+
+/**
+ * An unprivileged user with no name, for a test whose limits count per user (RLIMIT_NPROC counts
+ * every process and thread of the user, system-wide): another test file running as nobody at
+ * the same time must not use up its count. Its access is the same as nobody's (others' bits).
+ */
+export const NAMELESS_USER = 65533;
 
 /** Whether every folder from `/` down to `path` lets others through (o+x), and `path` itself lets them read. */
 function othersReach(path: string, mask: number): boolean {
