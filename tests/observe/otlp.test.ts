@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JS_RUNTIME } from '../support/runtimes.js';
 import { ROOT } from '../support/process.js';
-import { SLEEPER, startBridge, waitFor } from '../support/mcp.js';
+import { SLEEPER, startBridge, startRawBridge, waitFor } from '../support/mcp.js';
+import { MAX_ATTRIBUTE_LENGTH } from '../../packages/twylt/src/observe/tracing.js';
 import { MCP_HEADERS, rawRequest, sseMessages, startHttpBridge, toolsCall } from '../support/mcp-http.js';
 import { blocksUnder, readDoc } from '../docs/markdown.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './support.js';
@@ -50,6 +51,13 @@ const named = (spans: ReceivedSpan[], name: string) => {
   return found[0]!;
 };
 
+/** The one span named `name` in trace `traceId`, once it has arrived. */
+async function spanNamed(traceId: string, name: string): Promise<ReceivedSpan> {
+  const of = () => receiver.spans().filter((span) => span.traceId === traceId && span.name === name);
+  await waitFor(() => of().length > 0, `the span ${name} of trace ${traceId}`, 20_000);
+  return named(receiver.spans().filter((span) => span.traceId === traceId), name);
+}
+
 describe('traces over OTLP/HTTP JSON, stdio bridge', () => {
   it('continue the caller\'s trace from params._meta, with the conventions\' attributes, and hand the tool process its span', async () => {
     const bridge = await startBridge(tools(TRACEPARENT_TOOL, SLEEPER), otel('http/json', { OTEL_SERVICE_NAME: 'bridge-under-test' }));
@@ -82,6 +90,16 @@ describe('traces over OTLP/HTTP JSON, stdio bridge', () => {
       const failed = named(await trace('1'.repeat(32), 3), 'tools/call sleeper');
       expect(failed.attributes['error.type']).toBe('failed');
       expect(failed.status.code).toBe(2); // STATUS_CODE_ERROR
+      // Its tool process span is ended too (a span is exported only once ended), as an error.
+      const failedProcess = await spanNamed('1'.repeat(32), 'tool process sleeper');
+      expect(failedProcess.parentSpanId).toBe(failed.spanId);
+      expect(failedProcess.attributes).toMatchObject({ 'process.exit.code': 5, 'error.type': 'exit_5', 'twylt.process.start': 'cold' });
+      expect(failedProcess.status.code).toBe(2);
+      // And a crash: the process span names the signal.
+      await bridge.client.callTool({ name: 'sleeper', arguments: { action: 'crash' }, _meta: { traceparent: `00-${'2'.repeat(32)}-${CALLER_SPAN}-01` } });
+      const crashed = await spanNamed('2'.repeat(32), 'tool process sleeper');
+      expect(crashed.status.code).toBe(2);
+      expect(crashed.attributes['error.type']).toMatch(/^(exit_\d+|SIG[A-Z]+)$/);
     } finally {
       await bridge.close();
     }
@@ -125,6 +143,46 @@ describe('traces from the HTTP bridge', () => {
       expect(line).toMatchObject({ tool: 'traceparent', trace_id: traceId, span_id: server.spanId });
     } finally {
       await bridge.stop();
+    }
+  }, 60_000);
+});
+
+describe('which context wins, and how long an attribute may be', () => {
+  it('params._meta wins over the HTTP traceparent header when a request has both (docs/observability.md)', async () => {
+    const bridge = await startHttpBridge(tools(TRACEPARENT_TOOL), otel('http/json'));
+    try {
+      const [metaTrace, headerTrace] = ['d'.repeat(32), 'e'.repeat(32)];
+      const metaSpan = '1111111111111111';
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'traceparent', arguments: {}, _meta: { traceparent: `00-${metaTrace}-${metaSpan}-01` } } });
+      const response = await rawRequest(bridge.url, { headers: { ...MCP_HEADERS, traceparent: `00-${headerTrace}-${CALLER_SPAN}-01` }, body });
+      expect(response.status).toBe(200);
+      const server = await spanNamed(metaTrace, 'tools/call traceparent');
+      expect(server.parentSpanId).toBe(metaSpan);
+      const output = sseMessages(response.body)[0]!.result.structuredContent as { traceparent: string };
+      expect(output.traceparent).toMatch(new RegExp(`^00-${metaTrace}-`));
+      expect(receiver.spans().filter((span) => span.traceId === headerTrace)).toEqual([]);
+    } finally {
+      await bridge.stop();
+    }
+  }, 60_000);
+
+  it(`a 4 MB JSON-RPC id is exported cut to ${MAX_ATTRIBUTE_LENGTH} characters, and the call is answered`, async () => {
+    const bridge = await startRawBridge(tools(TRACEPARENT_TOOL), otel('http/json'));
+    try {
+      const traceId = 'f'.repeat(32);
+      const id = `big-${'x'.repeat(4 * 1024 * 1024)}`;
+      const params = { name: 'traceparent', arguments: {}, _meta: { traceparent: `00-${traceId}-${CALLER_SPAN}-01` } };
+      bridge.send(JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params }));
+      const answer = await bridge.answer((message) => message.id === id, 'the answer to the 4 MB id', 30_000);
+      expect(answer.result?.isError, JSON.stringify(answer).slice(0, 500)).toBeFalsy();
+      const server = await spanNamed(traceId, 'tools/call traceparent');
+      expect(server.attributes['jsonrpc.request.id']).toBe(id.slice(0, MAX_ATTRIBUTE_LENGTH));
+      for (const span of receiver.spans().filter((each) => each.traceId === traceId)) {
+        for (const value of Object.values(span.attributes)) if (typeof value === 'string') expect(value.length).toBeLessThanOrEqual(MAX_ATTRIBUTE_LENGTH);
+      }
+    } finally {
+      bridge.child.kill('SIGTERM');
+      await bridge.exited;
     }
   }, 60_000);
 });

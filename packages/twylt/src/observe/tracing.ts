@@ -28,6 +28,14 @@ import {
 import { bindScopes, currentScope, toolOf, type Scope } from './scope.js';
 import type { TraceSettings } from './settings.js';
 
+/**
+ * The longest string attribute value a span keeps, in characters (docs/observability.md): a
+ * client chooses some values (its JSON-RPC id, the Mcp-Session-Id it sends), and spans wait in
+ * the export queue while a collector is slow, so none may hold megabytes. The SDK cuts every
+ * longer value to this length when it is set: one limit for every attribute of every span.
+ */
+export const MAX_ATTRIBUTE_LENGTH = 256;
+
 export interface Tracing {
   /** Send what is buffered and stop. */
   shutdown(): Promise<void>;
@@ -50,7 +58,12 @@ export async function startTracing(settings: TraceSettings, serviceName: string)
     scheduledDelayMillis: settings.scheduleDelayMs,
     exportTimeoutMillis: settings.exportTimeoutMs,
   });
-  const provider = new sdk.TracerProvider({ resource, sampler: sampler(sdk, settings), spanProcessors: [processor] });
+  const provider = new sdk.TracerProvider({
+    resource,
+    sampler: sampler(sdk, settings),
+    spanProcessors: [processor],
+    spanLimits: { attributeValueLengthLimit: MAX_ATTRIBUTE_LENGTH },
+  });
   const tracer: Tracer = provider.getTracer('twylt');
   const propagator = new core.W3CTraceContextPropagator();
 
