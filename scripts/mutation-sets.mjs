@@ -1,0 +1,33 @@
+// The module sets of mutation testing (docs/mutation.md): the source files Stryker mutates,
+// and the fast, in-process test files that import that source (a test that runs the built
+// dist/ or a spawned process sees no mutant). Read by stryker.config.mjs and
+// vitest.mutate.config.ts; chosen by TWYLT_MUTATE (scripts/mutate.mjs sets it).
+export const MUTATION_SETS = {
+  oauth: {
+    mutate: ['packages/twylt/src/server/oauth/*.ts', '!packages/twylt/src/server/oauth/index.ts'],
+    tests: ['tests/server/oauth.test.ts'],
+  },
+  access: {
+    mutate: ['packages/twylt/src/server/access.ts'],
+    tests: ['tests/server/access.test.ts', 'tests/server/oauth.test.ts'],
+  },
+  observe: {
+    mutate: ['packages/twylt/src/observe/registry.ts'],
+    tests: ['tests/observe/registry.test.ts'],
+  },
+  sandbox: {
+    mutate: ['packages/twylt/src/toolset/sandbox/*.ts', '!packages/twylt/src/toolset/sandbox/index.ts'],
+    tests: ['tests/sandbox/*.unit.test.ts'],
+  },
+  catalog: {
+    mutate: ['packages/twylt/src/toolset/catalog/discover.ts', 'packages/twylt/src/toolset/catalog/install.ts'],
+    tests: ['tests/catalog/discover.test.ts', 'tests/catalog/install.test.ts'],
+  },
+};
+
+/** The set TWYLT_MUTATE names; throws naming the known ones. */
+export function mutationSet(name = process.env.TWYLT_MUTATE) {
+  const set = MUTATION_SETS[name ?? ''];
+  if (!set) throw new Error(`TWYLT_MUTATE must name a module set: ${Object.keys(MUTATION_SETS).join(', ')} (got ${JSON.stringify(name)})`);
+  return set;
+}
