@@ -35,6 +35,9 @@ const scratch = mkdtempSync(join(tmpdir(), 'twylt-sandbox-driver-'));
 const home = join(scratch, 'home');
 const workspace = join(scratch, 'workspace');
 const pylib = join(scratch, 'pylib');
+const nodelib = join(scratch, 'nodelib');
+const caFile = join(scratch, 'private-ca.pem');
+const CA = '-----BEGIN CERTIFICATE----- planted private CA';
 const planted = join(scratch, 'npmrc');
 let web: Server;
 let webPort = 0;
@@ -64,6 +67,9 @@ beforeAll(async () => {
   chmodSync(workspace, 0o777);
   mkdirSync(pylib);
   writeFileSync(join(pylib, 'twylt_planted_module.py'), 'VALUE = "imported from PYTHONPATH"\n');
+  mkdirSync(join(nodelib, 'twylt-planted'), { recursive: true });
+  writeFileSync(join(nodelib, 'twylt-planted', 'index.js'), 'exports.value = "required through NODE_PATH";\n');
+  writeFileSync(caFile, CA);
   writeFileSync(planted, `${NPMRC_TOKEN}\n`);
   chmodSync(planted, 0o644);
   // curl prints what it gets: a TWYLT output for it.
@@ -221,6 +227,22 @@ for (const [user, { wrapper, skip }] of Object.entries(USERS)) {
       });
     });
 
+    it.skipIf(user !== 'root')(`the start-up probe refuses a bwrap that leaves the tool capabilities (item 1)${user !== 'root' ? ' (skipped: bwrap run by another user drops them itself)' : ''}`, async () => {
+      // A bwrap that ignores --cap-drop ALL, as bwrap run by root did without it.
+      const careless = join(scratch, 'careless-bwrap.cjs');
+      writeFileSync(
+        careless,
+        `#!${process.execPath}\nconst { spawnSync } = require('node:child_process');\nconst args = process.argv.slice(2);\nconst at = args.indexOf('--cap-drop');\nif (at !== -1) args.splice(at, 2);\nprocess.exit(spawnSync('/usr/bin/bwrap', args, { stdio: 'inherit' }).status ?? 1);\n`,
+      );
+      chmodSync(careless, 0o755);
+      const consumer = new Consumer({ wrapper, env: { TWYLT_SANDBOX_BWRAP: careless } });
+      // No calls: a consumer that started ends at once.
+      consumer.child.stdin.end();
+      const code = await new Promise((resolve) => consumer.child.once('exit', resolve));
+      expect(code, consumer.stderr).toBe(1);
+      expect(consumer.stderr).toMatch(/SandboxUnavailableError: bubblewrap \(.*careless-bwrap\.cjs\) leaves the tool capabilities here \(CapEff 0*[1-9a-f][0-9a-f]*, expected 0\); refusing to run tools unsandboxed/);
+    }, 60_000);
+
     describe('the private /tmp has a size: half the memory limit (item 7)', () => {
       const modes = user === 'root' ? { cgroup: [] as string[], rlimit: WITHOUT_CGROUPS } : { rlimit: [] as string[] };
       for (const [mode, inner] of Object.entries(modes)) {
@@ -251,6 +273,24 @@ for (const [user, { wrapper, skip }] of Object.entries(USERS)) {
       expect(resultOf(answer!)).toBe('imported from PYTHONPATH');
     }, 60_000);
 
+    it('a Node.js tool run with NODE_PATH requires from it (item 10)', async () => {
+      const [answer] = await withConsumer({ wrapper, env: { NODE_PATH: nodelib } }, [{ attempt: 'require_module', name: 'twylt-planted' }]);
+      expect(resultOf(answer!)).toBe('required through NODE_PATH');
+    }, 60_000);
+
+    it("a tool allowed a host gets the consumer's CA bundle variables with their files readable; an offline one does not (item 9)", async () => {
+      const calls = [
+        { attempt: 'env', name: 'NODE_EXTRA_CA_CERTS' },
+        { attempt: 'read', path: caFile },
+        { attempt: 'env', name: 'NODE_USE_ENV_PROXY' },
+      ];
+      const env = { NODE_EXTRA_CA_CERTS: caFile, SSL_CERT_FILE: caFile };
+      const online = await withConsumer({ wrapper, env, policy: { allowNet: ['127.0.0.1:9'] } }, calls);
+      expect(online.map(resultOf)).toEqual([caFile, CA, '1']);
+      const offline = await withConsumer({ wrapper, env }, calls);
+      expect(offline.map(resultOf)).toEqual([null, 'ENOENT', null]);
+    }, 60_000);
+
     describe('an allowed host (127.0.0.1 by exact address) works from the runtimes tools are written in (item 9)', () => {
       const fetchTool = join(FIXTURES, 'fetch-env.mjs');
       const pyFetch = join(FIXTURES, 'fetch_env.py');
@@ -265,6 +305,7 @@ for (const [user, { wrapper, skip }] of Object.entries(USERS)) {
         'Deno fetch': { command: deno ? [deno, 'run', '-A', fetchTool] : undefined, via: 'fetch', skip: deno ? undefined : 'runtime deno not installed' },
         'Python urllib': { command: SYSTEM_PYTHON ? [SYSTEM_PYTHON, pyFetch] : undefined, via: 'urllib', skip: SYSTEM_PYTHON ? undefined : 'no /usr/bin/python3' },
         'Python requests': { command: PYENV_PYTHON ? [PYENV_PYTHON, pyFetch] : undefined, via: 'requests', skip: requestsMissing() },
+        'Node 20 fetch, which ignores the proxy variables: refused, as docs/sandbox.md says': { command: process.version.startsWith('v20.') ? [process.execPath, fetchTool] : undefined, via: 'fetch', skip: process.version.startsWith('v20.') ? undefined : `the tests run on Node ${process.version}, not 20` },
         curl: { command: existsSync('/usr/bin/curl') ? ['/usr/bin/curl', '-sS', '--fail-with-body'] : undefined, via: 'curl', transport: 'stdin', skip: existsSync('/usr/bin/curl') ? undefined : 'no /usr/bin/curl' },
       };
       for (const [name, client] of Object.entries(clients)) {
@@ -274,7 +315,11 @@ for (const [user, { wrapper, skip }] of Object.entries(USERS)) {
           const url = `http://127.0.0.1:${webPort}/${client.via === 'curl' ? 'curl' : ''}`;
           const command = client.via === 'curl' ? [...client.command!, url] : client.command!;
           const [answer] = await withConsumer({ wrapper, command, policy: { allowNet: [`127.0.0.1:${webPort}`] }, transport: client.transport }, [{ via: client.via, url }]);
-          expect(resultOf(answer!)).toBe(client.via === 'curl' ? 'served to curl' : '200 served');
+          if (name.startsWith('Node 20')) {
+            // Straight to 127.0.0.1 in the sandbox's own network namespace: nothing listens there.
+            expect(answer!.ok, JSON.stringify(answer)).toBe(false);
+            expect(answer!.stderr).toContain('ECONNREFUSED');
+          } else expect(resultOf(answer!)).toBe(client.via === 'curl' ? 'served to curl' : '200 served');
         }, 60_000);
       }
     });
