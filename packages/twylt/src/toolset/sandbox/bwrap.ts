@@ -1,22 +1,23 @@
 /**
  * The one sandbox driver (ADR 0032): each tool process runs under bubblewrap (`bwrap`) with
- * every namespace of its own (user, pid, net, ipc, uts, cgroup), an allow-list of files
- * (files.ts), a private /tmp and HOME, an environment of its own, and limits (limits.ts plus
- * rlimits through prlimit(1)). `prepareSandbox()` checks once, before any tool starts, that
- * all of it works here, and refuses to start otherwise: never a silent unsandboxed run.
+ * every namespace of its own (user, pid, net, ipc, uts, cgroup), no capability and no nested
+ * user namespace (as root too), an allow-list of files (files.ts), a private /tmp and HOME of
+ * a bounded size, an environment of its own, and limits (limits.ts plus rlimits through
+ * prlimit(1)). `prepareSandbox()` checks once, before any tool starts, that all of it works
+ * here, and refuses to start otherwise: never a silent unsandboxed run.
  */
-import { execFile, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { channel } from 'node:diagnostics_channel';
 import { constants, tmpdir } from 'node:os';
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { basename, delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { SandboxedProcess, SpawnSandbox } from '../../client/spawn.js';
 import { findExecutable, systemMounts, toolMounts, type Mount } from './files.js';
 import { CallCgroup, findCgroupBase, sweepCgroups, type CgroupBase, type LimitName } from './limits.js';
 import { mergeSandboxPolicies, resolveSandboxPolicy, type ResolvedSandboxPolicy, type SandboxPolicy } from './policy.js';
 import { evalCommand } from '../../protocol/runtime.js';
 import { RELAY_PORT, SANDBOX_PROXY_SOCKET, startProxy, type FilteringProxy } from './proxy.js';
-import { RELAY_ENV, relayMain } from './relay.js';
+import { relayMain, type RelaySettings } from './relay.js';
 
 /** The sandbox cannot work on this machine, and tools must not run without it. */
 export class SandboxUnavailableError extends Error {
@@ -47,7 +48,19 @@ const PASSED_ENV = [
   'TWYLT_DISABLE_NETWORK',
   'TWYLT_INCIDENT_LOG',
   'TWYLT_MAX_INPUT_BYTES',
+  // Where the tool's own modules are: their folders are mounted read-only (files.ts).
+  'PYTHONPATH',
+  'NODE_PATH',
 ];
+
+/**
+ * The certificate bundles a machine configures, passed to a tool allowed some host with
+ * their files mounted read-only: an allowed host behind a private CA works as outside.
+ */
+const CA_ENV = ['NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE'];
+
+/** CapEff in /proc/self/status when every capability is dropped. */
+const NO_CAPABILITIES = /^CapEff:\s*0+$/m;
 
 const REFUSAL_CHANNEL = 'twylt:sandbox:refusal';
 
@@ -118,30 +131,32 @@ class Driver {
     this.#cgroup = cgroup;
   }
 
-  /** Run `true` in the sandbox, limits and all: whatever fails here would fail every call. */
+  /**
+   * Read /proc/self/status in the sandbox, limits and all, on the consumer's own runtime:
+   * whatever fails here would fail every call, and a sandbox that keeps a capability (bwrap
+   * run by root keeps root's unless told otherwise) is no sandbox.
+   */
   async probe(): Promise<void> {
-    const truth = findExecutable('true', '/', process.env.PATH ?? '/usr/bin:/bin');
-    if (!truth) throw new SandboxUnavailableError('no `true` executable on PATH to try the sandbox with');
+    // Not `cat /proc/self/status`: a path on the command line is mounted as the tool's code.
+    const status = evalCommand("process.stdout.write(process.getBuiltinModule('node:fs').readFileSync('/proc/self/status', 'utf8'))");
     // The limits' cgroup was tried by findCgroupBase; the probe joins none.
     const launcher = this.forTool({ policy: { memoryMb: 0, processes: 0 } });
     // An empty folder of its own as the workspace.
     const cwd = mkdtempSync(join(tmpdir(), 'twylt-sandbox-probe-'));
-    let failure: string | undefined;
+    let run: { failure?: string; status: string };
     try {
       // Offline: the probe starts no proxy and no relay.
-      const wrapped = launcher.wrap([truth], { cwd, env: { TWYLT_DISABLE_NETWORK: '1' } });
-      const [file, ...args] = wrapped.command;
-      failure = await new Promise<string | undefined>((done) => {
-        execFile(file!, args, { cwd: wrapped.cwd, env: wrapped.env, timeout: 10_000 }, (error, _stdout, stderr) =>
-          done(error ? stderr.trim() || error.message : undefined),
-        );
-      });
+      run = await runToEnd(launcher.wrap(status, { cwd, env: { TWYLT_DISABLE_NETWORK: '1' } }));
     } catch (error) {
       throw new SandboxUnavailableError(`the sandbox cannot be set up: ${(error as Error).message}`);
     } finally {
       rmSync(cwd, { recursive: true, force: true });
     }
-    if (failure !== undefined) throw new SandboxUnavailableError(`bubblewrap (${this.#bwrap}) cannot make a sandbox here: ${failure}`);
+    if (run.failure !== undefined) throw new SandboxUnavailableError(`bubblewrap (${this.#bwrap}) cannot make a sandbox here: ${run.failure}`);
+    if (!NO_CAPABILITIES.test(run.status)) {
+      const capabilities = /^CapEff:\s*(\S+)/m.exec(run.status)?.[1] ?? 'unknown';
+      throw new SandboxUnavailableError(`bubblewrap (${this.#bwrap}) leaves the tool capabilities here (CapEff ${capabilities}, expected 0)`);
+    }
   }
 
   forTool(tool: { workspace?: string; name?: string; policy?: SandboxPolicy }): SpawnSandbox {
@@ -182,10 +197,7 @@ class Driver {
     const env = this.#env(declared, policy);
     // A relay and a proxy only for a tool allowed some host, and never for one that is offline.
     const relay = policy.allowNet.length > 0 && !/^(1|true|yes|on)$/i.test(env.TWYLT_DISABLE_NETWORK ?? '');
-    if (relay) {
-      const url = `http://127.0.0.1:${RELAY_PORT}`;
-      for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy']) env[name] = url;
-    }
+    const certificates = relay ? this.#networkEnv(env, declared) : [];
     const file = command[0]!;
     if (!findExecutable(file, here, env.PATH)) {
       // As an unsandboxed spawn reports it, not as bwrap's own exit 1.
@@ -193,17 +205,24 @@ class Driver {
     }
     const proxy = relay ? this.#proxyFor(policy.allowNet, tool.name) : undefined;
     const workspaces = [tool.workspace, env.TWYLT_WORKSPACE_ROOT].filter((dir): dir is string => dir !== undefined && dir !== '');
-    const key = JSON.stringify([command, here, workspaces, env.PATH, env.PYTHONPATH, env.NODE_PATH, relay]);
+    const key = JSON.stringify([command, here, workspaces, env.PATH, env.PYTHONPATH, env.NODE_PATH, relay, certificates]);
     let mounts = cache.get(key);
     if (!mounts) {
       // The relay runs on the consumer's own runtime: its install prefix is readable too.
-      const allowRead = relay ? [...policy.allowRead, ...runtimeFolder()] : policy.allowRead;
+      const allowRead = relay ? [...policy.allowRead, ...runtimeFolder(), ...certificates] : policy.allowRead;
       mounts = toolMounts({ command, cwd: here, workspaces, env, allowRead, allowWrite: policy.allowWrite });
       cache.set(key, mounts);
     }
     const cgroup = this.#cgroup && (policy.memoryMb > 0 || policy.processes > 0) ? new CallCgroup(this.#cgroup, policy.memoryMb, policy.processes) : undefined;
+    const settings: RelaySettings = { socket: SANDBOX_PROXY_SOCKET, port: RELAY_PORT, command };
     const bwrapArgs = [
+      // A user namespace always (root's too), no nested one, and no capability in it: as root,
+      // bwrap would otherwise leave the tool root's capabilities (remounts, cgroupfs...).
       '--unshare-all',
+      '--unshare-user',
+      '--disable-userns',
+      '--cap-drop',
+      'ALL',
       '--die-with-parent',
       '--new-session',
       '--proc',
@@ -211,6 +230,8 @@ class Driver {
       '--dev',
       '/dev',
       ...mountArgs(this.#system),
+      // Sized: where limits are rlimits, nothing else counts what /tmp holds.
+      ...(policy.memoryMb > 0 ? ['--size', String(tmpBytes(policy.memoryMb))] : []),
       '--tmpfs',
       SANDBOX_TMP,
       '--dir',
@@ -221,20 +242,19 @@ class Driver {
       '/',
       '--chdir',
       here,
-      // The first process waits for fd 4 until it is in the call's cgroup (it is named on fd 3).
-      ...(cgroup ? ['--info-fd', '3', '--block-fd', '4'] : []),
-      '--',
-      ...(relay ? evalCommand(`(${relayMain.toString()})()`) : command),
     ];
-    if (relay) env[RELAY_ENV] = JSON.stringify({ socket: SANDBOX_PROXY_SOCKET, port: RELAY_PORT, command });
+    // The relay's settings as its argument, not a variable (relay.ts).
+    const inside = relay ? [...evalCommand(`(${relayMain.toString()})()`), JSON.stringify(settings)] : command;
     const launcher = this.#prlimit ? [this.#prlimit, ...this.#rlimits(policy), '--', this.#bwrap] : [this.#bwrap];
     return {
-      command: [...launcher, ...bwrapArgs],
+      // With a cgroup, bwrap reads its options from fd 3 (to its end) before it makes any
+      // namespace: the consumer puts it in the call's cgroup first (joinThenRun).
+      command: [...launcher, ...(cgroup ? ['--args', '3'] : bwrapArgs), '--', ...inside],
       cwd: here,
       env,
-      extraPipes: cgroup ? 2 : 0,
+      extraPipes: cgroup ? 1 : 0,
       started: (child) => {
-        if (cgroup) joinWhenNamed(child, cgroup);
+        if (cgroup) joinThenRun(child, cgroup, bwrapArgs);
       },
       ended: (exitCode) => {
         let limit: LimitName | undefined;
@@ -268,6 +288,28 @@ class Driver {
     return env;
   }
 
+  /**
+   * What runtimes need to reach an allowed host, set in `env`: the relay as their proxy
+   * (Node's fetch and node:http read it only with NODE_USE_ENV_PROXY=1, Node 22.21+ and 24+),
+   * and the consumer's certificate bundles. The files those name, to mount read-only.
+   */
+  #networkEnv(env: Record<string, string>, declared: Readonly<Record<string, string | undefined>>): string[] {
+    const url = `http://127.0.0.1:${RELAY_PORT}`;
+    for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy']) env[name] = url;
+    if (!('NODE_USE_ENV_PROXY' in declared)) env.NODE_USE_ENV_PROXY = '1';
+    const files: string[] = [];
+    for (const name of CA_ENV) {
+      if (!(name in declared) && process.env[name]) env[name] = process.env[name]!;
+      const value = env[name];
+      if (value === undefined) continue;
+      // SSL_CERT_DIR may name several folders.
+      for (const path of name === 'SSL_CERT_DIR' ? value.split(delimiter) : [value]) {
+        if (path && isAbsolute(path) && existsSync(path)) files.push(path);
+      }
+    }
+    return files;
+  }
+
   /** prlimit(1) options: CPU seconds, no core files, and the per-process fallbacks. */
   #rlimits(policy: ResolvedSandboxPolicy): string[] {
     const options = ['--core=0'];
@@ -295,32 +337,46 @@ function mountArgs(mounts: readonly Mount[]): string[] {
   );
 }
 
-/** bwrap names its first process on fd 3; once that is in the cgroup, fd 4 lets it go on. */
-function joinWhenNamed(child: ChildProcess, cgroup: CallCgroup): void {
-  const info = child.stdio[3] as NodeJS.ReadableStream & { destroy(): void };
-  const block = child.stdio[4] as NodeJS.WritableStream & { destroy(): void };
-  let text = '';
-  let joined = false;
-  info.on('error', () => {});
-  block.on('error', () => {});
-  // Read to the end: bwrap writes more after the pid, and a closed pipe would kill it (SIGPIPE).
-  info.on('data', (chunk: Buffer) => {
-    if (joined) return;
-    text += chunk.toString();
-    const match = /"child-pid"\s*:\s*(\d+)/.exec(text);
-    if (!match) return;
-    joined = true;
-    try {
-      cgroup.join(Number(match[1]));
-      block.end('1');
-    } catch {
-      // Never let the tool run outside its limits.
-      child.kill('SIGKILL');
-    }
-  });
-  info.on('end', () => {
-    info.destroy();
-    if (!joined) block.destroy();
+/**
+ * Put bwrap (prlimit execs it: the same pid) in the call's cgroup, then give it its
+ * arguments on fd 3. bwrap reads them to their end before it makes any namespace, so the
+ * tool's cgroup namespace is rooted at the call's cgroup: it cannot name, let alone enter,
+ * the cgroups above it. A process that cannot be put there never gets its arguments.
+ */
+function joinThenRun(child: ChildProcess, cgroup: CallCgroup, args: readonly string[]): void {
+  const argsPipe = child.stdio[3] as NodeJS.WritableStream & { destroy(): void };
+  argsPipe.on('error', () => {});
+  try {
+    cgroup.join(child.pid!);
+  } catch {
+    // Never let the tool run outside its limits: the call fails as the child is killed.
+    argsPipe.destroy();
+    child.kill('SIGKILL');
+    return;
+  }
+  argsPipe.end(args.map((arg) => `${arg}\0`).join(''));
+}
+
+/** /tmp's size: half the memory limit, so that a full /tmp and the tool's own memory fit in it together. */
+function tmpBytes(memoryMb: number): number {
+  return Math.max(1, Math.floor(memoryMb / 2)) * 1024 * 1024;
+}
+
+/** Run a wrapped command to its end (the probe): stdout, or why it failed. */
+function runToEnd(wrapped: SandboxedProcess): Promise<{ failure?: string; status: string }> {
+  const [file, ...args] = wrapped.command;
+  return new Promise((done) => {
+    const child = spawn(file!, args, { cwd: wrapped.cwd, env: wrapped.env, stdio: Array<'pipe'>(3 + wrapped.extraPipes).fill('pipe'), timeout: 10_000 });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', (error) => done({ failure: error.message, status: '' }));
+    if (child.pid !== undefined) wrapped.started(child);
+    child.on('close', (code, signal) => {
+      wrapped.ended(code, signal);
+      done(code === 0 ? { status: stdout } : { failure: stderr.trim() || `exit ${code ?? signal}`, status: stdout });
+    });
   });
 }
 

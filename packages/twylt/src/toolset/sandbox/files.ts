@@ -32,7 +32,6 @@ const ETC_FILES = [
   'os-release',
   'debian_version',
   'gitconfig',
-  'npmrc',
   'ca-certificates',
   'ca-certificates.conf',
   // Only the public parts: /etc/ssl/private holds keys.

@@ -4,16 +4,20 @@
  * sandbox without allowed hosts has no relay and pays nothing for it.
  *
  * `relayMain` runs with the runtime's evaluate option (as the keeper does, client/keeper.ts):
- * self-contained, it reads its settings from RELAY_ENV (JSON: socket, port, command) and
- * removes that variable before the tool starts.
+ * self-contained, it reads its settings (RelaySettings as JSON) from its last argument. Not
+ * from a variable: /proc/PID/environ keeps what a process was started with, and the tool can
+ * read the relay's and bwrap's; their environment is exactly the tool's (issue 34).
  */
-export const RELAY_ENV = 'TWYLT_SANDBOX_RELAY';
+export interface RelaySettings {
+  socket: string;
+  port: number;
+  command: readonly string[];
+}
 
 export function relayMain(): void {
   const { createServer, connect } = process.getBuiltinModule('node:net');
   const { spawn } = process.getBuiltinModule('node:child_process');
-  const settings = JSON.parse(process.env.TWYLT_SANDBOX_RELAY ?? '{}');
-  delete process.env.TWYLT_SANDBOX_RELAY;
+  const settings = JSON.parse(process.argv.at(-1) ?? '{}');
   const server = createServer((client: import('node:net').Socket) => {
     const upstream = connect(settings.socket);
     client.on('error', () => upstream.destroy());

@@ -1,0 +1,332 @@
+/**
+ * A hostile tool against the sandbox driver itself (issue 34, ADR 0032): the environment of
+ * every process it can see, the capabilities it keeps, remounts, nested user namespaces, its
+ * cgroup, the size of /tmp, /etc/npmrc; and allowed hosts reached from the runtimes people
+ * write tools in. Each row runs as root and as nobody (setpriv), the consumer a real Node.js
+ * process on the built client (tests/fixtures/sandbox/driver-consumer.mjs); each asserts why
+ * an attempt fails (the errno), not only that it did.
+ */
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { python as PYENV_PYTHON } from '../support/python.js';
+import { runtimeBinary } from '../support/runtimes.js';
+import { SANDBOX_SKIP_REASON } from './support.js';
+
+const FIXTURES = fileURLToPath(new URL('../fixtures/sandbox/', import.meta.url));
+const CONSUMER = join(FIXTURES, 'driver-consumer.mjs');
+const TOOL = [process.execPath, join(FIXTURES, 'hostile-driver.mjs')];
+/** The consumer's secrets: none may be seen inside. */
+const SECRETS = { AWS_SECRET_ACCESS_KEY: 'aws-planted-secret-34', TWYLT_MCP_TOKEN: 'bridge-planted-token-34' };
+const NPMRC_TOKEN = '//registry.npmjs.org/:_authToken=npm-planted-token-34';
+/** The system's Python: nobody can run it too (pyenv's lives under /root). */
+const SYSTEM_PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : undefined;
+const NO_PYTHON = 'no /usr/bin/python3 here: the ctypes attempts (mount, unshare) need it';
+const AS_NOBODY = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--'];
+/** The consumer where it cannot make a cgroup (root): limits are rlimits. */
+const WITHOUT_CGROUPS = ['bwrap', '--dev-bind', '/', '/', '--ro-bind', '/sys/fs/cgroup', '/sys/fs/cgroup', '--die-with-parent', '--'];
+
+const scratch = mkdtempSync(join(tmpdir(), 'twylt-sandbox-driver-'));
+const home = join(scratch, 'home');
+const workspace = join(scratch, 'workspace');
+const pylib = join(scratch, 'pylib');
+const nodelib = join(scratch, 'nodelib');
+const caFile = join(scratch, 'private-ca.pem');
+const CA = '-----BEGIN CERTIFICATE----- planted private CA';
+const planted = join(scratch, 'npmrc');
+let web: Server;
+let webPort = 0;
+
+function nobodyReason(): string | undefined {
+  if (SANDBOX_SKIP_REASON) return SANDBOX_SKIP_REASON;
+  if (process.getuid?.() !== 0) return 'dropping to nobody needs root, and this is not root';
+  const probe = spawnSync(AS_NOBODY[0]!, [...AS_NOBODY.slice(1), 'bwrap', '--ro-bind', '/', '/', '--unshare-all', '--', 'true']);
+  if (probe.error) return `setpriv (util-linux) cannot run: ${probe.error.message}`;
+  if (probe.status !== 0) return `bubblewrap cannot make a sandbox as nobody here: ${probe.stderr.toString().trim()}`;
+  const node = spawnSync(AS_NOBODY[0]!, [...AS_NOBODY.slice(1), process.execPath, '-e', `require('node:fs').readFileSync(${JSON.stringify(CONSUMER)})`]);
+  if (node.status !== 0) return `nobody cannot run ${process.execPath} on the fixtures: ${node.stderr.toString().trim()}`;
+  return undefined;
+}
+
+/** Each user the consumer runs as: the wrapper in front of it, or why not. */
+const USERS = {
+  root: { wrapper: [] as string[], skip: SANDBOX_SKIP_REASON ?? (process.getuid?.() !== 0 ? 'this is not root' : undefined) },
+  nobody: { wrapper: AS_NOBODY, skip: nobodyReason() },
+};
+
+beforeAll(async () => {
+  // Readable by nobody: the consumer's files, the planted module and /etc/npmrc; the workspace writable.
+  chmodSync(scratch, 0o755);
+  mkdirSync(home);
+  mkdirSync(workspace);
+  chmodSync(workspace, 0o777);
+  mkdirSync(pylib);
+  writeFileSync(join(pylib, 'twylt_planted_module.py'), 'VALUE = "imported from PYTHONPATH"\n');
+  mkdirSync(join(nodelib, 'twylt-planted'), { recursive: true });
+  writeFileSync(join(nodelib, 'twylt-planted', 'index.js'), 'exports.value = "required through NODE_PATH";\n');
+  writeFileSync(caFile, CA);
+  writeFileSync(planted, `${NPMRC_TOKEN}\n`);
+  chmodSync(planted, 0o644);
+  // curl prints what it gets: a TWYLT output for it.
+  web = createServer((req, res) => res.end(req.url === '/curl' ? JSON.stringify({ result: 'served to curl' }) : 'served'));
+  webPort = await new Promise((resolve) => web.listen(0, '127.0.0.1', () => resolve((web.address() as { port: number }).port)));
+});
+
+afterAll(() => {
+  web?.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+interface Answer {
+  ready?: number;
+  limits?: string;
+  ok?: boolean;
+  result?: unknown;
+  error?: string;
+  limit?: string;
+  message?: string;
+  stderr?: string;
+  warm?: boolean;
+}
+
+interface ConsumerOptions {
+  policy?: object;
+  command?: readonly string[];
+  warm?: boolean;
+  transport?: string;
+  /** Added to the consumer's environment. */
+  env?: Record<string, string>;
+  /** In front of the consumer (setpriv, bwrap...), outermost first. */
+  wrapper?: readonly string[];
+}
+
+/** A consumer process, and a way to make calls through it. */
+class Consumer {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly #pending: ((answer: Answer) => void)[] = [];
+  readonly ready: Promise<Answer>;
+  stderr = '';
+
+  constructor(options: ConsumerOptions) {
+    const config = { policy: options.policy ?? {}, workspace, command: options.command ?? TOOL, warm: options.warm ?? false, transport: options.transport };
+    const command = [...(options.wrapper ?? []), process.execPath, CONSUMER, JSON.stringify(config)];
+    const env: Record<string, string> = {};
+    for (const [name, value] of Object.entries(process.env)) if (value !== undefined && !/^(TWYLT_|TOOLSPEC_|NODE_OPTIONS$)/.test(name)) env[name] = value;
+    this.child = spawn(command[0]!, command.slice(1), { cwd: scratch, env: { ...env, ...SECRETS, HOME: home, ...options.env } });
+    this.child.stderr.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
+    createInterface({ input: this.child.stdout }).on('line', (line) => this.#pending.shift()?.(JSON.parse(line)));
+    this.child.once('exit', () => {
+      for (const answer of this.#pending.splice(0)) answer({ ok: false, error: 'consumer gone' });
+    });
+    this.ready = new Promise((resolve) => this.#pending.push(resolve));
+  }
+
+  call(input: Record<string, unknown>): Promise<Answer> {
+    return new Promise((resolve) => {
+      this.#pending.push(resolve);
+      if (this.child.exitCode !== null || this.child.signalCode !== null) resolve({ ok: false, error: 'consumer gone' });
+      else this.child.stdin.write(`${JSON.stringify(input)}\n`);
+    });
+  }
+
+  stop(): void {
+    this.child.stdin.end();
+    this.child.kill('SIGKILL');
+  }
+}
+
+/** Start a consumer, make `calls`, stop it: the answers. */
+async function withConsumer(options: ConsumerOptions, calls: Record<string, unknown>[]): Promise<Answer[]> {
+  const consumer = new Consumer(options);
+  try {
+    const ready = await consumer.ready;
+    // The consumer's own pid: the wrapper's when it ends in setpriv (which execs), not under bwrap.
+    expect(ready.ready, consumer.stderr).toEqual(expect.any(Number));
+    const answers: Answer[] = [];
+    for (const input of calls) answers.push(await consumer.call(input));
+    return answers;
+  } finally {
+    consumer.stop();
+  }
+}
+
+/** A call that must have succeeded: its result. */
+function resultOf(answer: Answer): unknown {
+  expect(answer.ok, JSON.stringify(answer)).toBe(true);
+  return answer.result;
+}
+
+for (const [user, { wrapper, skip }] of Object.entries(USERS)) {
+  describe.skipIf(skip !== undefined)(`the consumer as ${user}${skip ? ` (skipped: ${skip})` : ''}`, () => {
+    describe('nothing the sandbox starts inside carries more than the tool gets (issue 34 item 0)', () => {
+      for (const allowNet of [[], ['127.0.0.1:9']]) {
+        for (const warm of [false, true]) {
+          it(`${allowNet.length > 0 ? 'with an allowed host (a relay)' : 'offline'}, ${warm ? 'warm' : 'cold'}: every /proc/*/environ inside is a part of the tool's own`, async () => {
+            const [answer] = await withConsumer({ wrapper, policy: { allowNet }, warm }, [{ attempt: 'environ' }]);
+            expect(answer!.warm ?? false, 'served by a warm process').toBe(warm);
+            const { self, seen } = resultOf(answer!) as { self: string; seen: Record<string, string[] | string> };
+            const own = new Set(seen[self] as string[]);
+            expect(Object.keys(seen).length, 'bwrap, the tool (and the relay)').toBeGreaterThanOrEqual(allowNet.length > 0 ? 3 : 2);
+            for (const [pid, entries] of Object.entries(seen)) {
+              expect(Array.isArray(entries), `/proc/${pid}/environ: ${String(entries)}`).toBe(true);
+              const text = (entries as string[]).join('\n');
+              for (const secret of Object.values(SECRETS)) expect(text, `/proc/${pid}/environ`).not.toContain(secret);
+              expect((entries as string[]).filter((entry) => !own.has(entry)), `/proc/${pid}/environ beyond the tool's own`).toEqual([]);
+            }
+          }, 60_000);
+        }
+      }
+    });
+
+    describe.skipIf(SYSTEM_PYTHON === undefined)(`no capability, no remount, no nested user namespace, its own cgroup (item 1)${SYSTEM_PYTHON ? '' : ` (skipped: ${NO_PYTHON})`}`, () => {
+      let answers: Answer[];
+      beforeAll(async () => {
+        answers = await withConsumer({ wrapper, policy: { memoryMb: 256 } }, [
+          { attempt: 'status' },
+          { attempt: 'remount', path: FIXTURES, python: SYSTEM_PYTHON },
+          { attempt: 'remount', path: '/usr', python: SYSTEM_PYTHON },
+          { attempt: 'unshare_user', python: SYSTEM_PYTHON },
+          { attempt: 'write', path: '/usr/twylt-hostile' },
+          { attempt: 'write', path: '/etc/passwd' },
+          { attempt: 'own_code' },
+          { attempt: 'cgroup' },
+          { attempt: 'escape_and_hog', mb: 600, python: SYSTEM_PYTHON },
+        ]);
+      }, 120_000);
+
+      it('CapEff and CapPrm inside are 0, and no new privileges', () => {
+        expect(resultOf(answers[0]!)).toEqual({ CapEff: '0000000000000000', CapPrm: '0000000000000000', NoNewPrivs: '1' });
+      });
+      it("remounting its own code's read-only bind read-write fails: EPERM", () => {
+        expect(resultOf(answers[1]!)).toBe('remount EPERM');
+      });
+      it('remounting /usr read-write fails: EPERM', () => {
+        expect(resultOf(answers[2]!)).toBe('remount EPERM');
+      });
+      it('unshare(CLONE_NEWUSER) fails: ENOSPC (user.max_user_namespaces is 0 inside)', () => {
+        expect(resultOf(answers[3]!)).toBe('unshare ENOSPC');
+      });
+      it('writing /usr, /etc/passwd and its own code fails: EROFS', () => {
+        expect([answers[4], answers[5], answers[6]].map((answer) => resultOf(answer!))).toEqual(['EROFS', 'EROFS', 'EROFS']);
+      });
+      it("its cgroup namespace is rooted at the call's cgroup: every hierarchy shows /", () => {
+        const lines = String(resultOf(answers[7]!)).trim().split('\n');
+        expect(lines.filter((line) => !line.endsWith(':/')), 'cgroups outside the namespace root').toEqual([]);
+      });
+      it('mounting the memory hierarchy fails (EPERM), and the hog is stopped by --sandbox-memory', () => {
+        const hog = answers[8]!;
+        expect(hog.ok, JSON.stringify(hog)).toBe(false);
+        expect(hog.stderr).toContain('mount EPERM');
+        expect(hog.stderr).not.toContain('escaped');
+        expect(hog.limit).toBe('memory');
+      });
+    });
+
+    it.skipIf(user !== 'root')(`the start-up probe refuses a bwrap that leaves the tool capabilities (item 1)${user !== 'root' ? ' (skipped: bwrap run by another user drops them itself)' : ''}`, async () => {
+      // A bwrap that ignores --cap-drop ALL, as bwrap run by root did without it.
+      const careless = join(scratch, 'careless-bwrap.cjs');
+      writeFileSync(
+        careless,
+        `#!${process.execPath}\nconst { spawnSync } = require('node:child_process');\nconst args = process.argv.slice(2);\nconst at = args.indexOf('--cap-drop');\nif (at !== -1) args.splice(at, 2);\nprocess.exit(spawnSync('/usr/bin/bwrap', args, { stdio: 'inherit' }).status ?? 1);\n`,
+      );
+      chmodSync(careless, 0o755);
+      const consumer = new Consumer({ wrapper, env: { TWYLT_SANDBOX_BWRAP: careless } });
+      // No calls: a consumer that started ends at once.
+      consumer.child.stdin.end();
+      const code = await new Promise((resolve) => consumer.child.once('exit', resolve));
+      expect(code, consumer.stderr).toBe(1);
+      expect(consumer.stderr).toMatch(/SandboxUnavailableError: bubblewrap \(.*careless-bwrap\.cjs\) leaves the tool capabilities here \(CapEff 0*[1-9a-f][0-9a-f]*, expected 0\); refusing to run tools unsandboxed/);
+    }, 60_000);
+
+    describe('the private /tmp has a size: half the memory limit (item 7)', () => {
+      const modes = user === 'root' ? { cgroup: [] as string[], rlimit: WITHOUT_CGROUPS } : { rlimit: [] as string[] };
+      for (const [mode, inner] of Object.entries(modes)) {
+        it(`${mode} limits: writing /tmp past 128 MiB under --sandbox-memory 256 fails with ENOSPC`, async () => {
+          // As root without a cgroup, a processes limit is a refusal to start: none here.
+          const consumer = new Consumer({ wrapper: [...inner, ...wrapper], policy: { memoryMb: 256, processes: 0 } });
+          try {
+            expect((await consumer.ready).limits, consumer.stderr).toBe(mode);
+            expect(resultOf(await consumer.call({ attempt: 'fill_tmp', mb: 400 }))).toEqual({ written: 128, code: 'ENOSPC' });
+          } finally {
+            consumer.stop();
+          }
+        }, 60_000);
+      }
+    });
+
+    it('/etc/npmrc (registry tokens) is not in the sandbox: ENOENT (item 8)', async () => {
+      // Planted over the host's own, in a mount namespace of the consumer's.
+      const over = ['bwrap', '--dev-bind', '/', '/', '--ro-bind', planted, '/etc/npmrc', '--die-with-parent', '--'];
+      const outside = spawnSync(over[0]!, [...over.slice(1), ...wrapper, 'cat', '/etc/npmrc'], { encoding: 'utf8' });
+      expect(outside.stdout, 'the consumer reads the planted file').toContain(NPMRC_TOKEN);
+      const [inside] = await withConsumer({ wrapper: [...over, ...wrapper] }, [{ attempt: 'read', path: '/etc/npmrc' }]);
+      expect(resultOf(inside!)).toBe('ENOENT');
+    }, 60_000);
+
+    it.skipIf(SYSTEM_PYTHON === undefined)(`a Python tool run with PYTHONPATH imports from it (item 10)${SYSTEM_PYTHON ? '' : ' (skipped: no /usr/bin/python3)'}`, async () => {
+      const [answer] = await withConsumer({ wrapper, command: [SYSTEM_PYTHON!, join(FIXTURES, 'pythonpath_tool.py')], env: { PYTHONPATH: pylib } }, [{}]);
+      expect(resultOf(answer!)).toBe('imported from PYTHONPATH');
+    }, 60_000);
+
+    it('a Node.js tool run with NODE_PATH requires from it (item 10)', async () => {
+      const [answer] = await withConsumer({ wrapper, env: { NODE_PATH: nodelib } }, [{ attempt: 'require_module', name: 'twylt-planted' }]);
+      expect(resultOf(answer!)).toBe('required through NODE_PATH');
+    }, 60_000);
+
+    it("a tool allowed a host gets the consumer's CA bundle variables with their files readable; an offline one does not (item 9)", async () => {
+      const calls = [
+        { attempt: 'env', name: 'NODE_EXTRA_CA_CERTS' },
+        { attempt: 'read', path: caFile },
+        { attempt: 'env', name: 'NODE_USE_ENV_PROXY' },
+      ];
+      const env = { NODE_EXTRA_CA_CERTS: caFile, SSL_CERT_FILE: caFile };
+      const online = await withConsumer({ wrapper, env, policy: { allowNet: ['127.0.0.1:9'] } }, calls);
+      expect(online.map(resultOf)).toEqual([caFile, CA, '1']);
+      const offline = await withConsumer({ wrapper, env }, calls);
+      expect(offline.map(resultOf)).toEqual([null, 'ENOENT', null]);
+    }, 60_000);
+
+    describe('an allowed host (127.0.0.1 by exact address) works from the runtimes tools are written in (item 9)', () => {
+      const fetchTool = join(FIXTURES, 'fetch-env.mjs');
+      const pyFetch = join(FIXTURES, 'fetch_env.py');
+      const node24 = runtimeBinary('node24');
+      const bun = runtimeBinary('bun');
+      const deno = runtimeBinary('deno');
+      const underRoot = (binary: string | undefined) => binary !== undefined && user === 'nobody' && realpathSync(binary).startsWith('/root/');
+      const clients: Record<string, { command?: string[]; via: string; skip?: string; transport?: string }> = {
+        'Node 24 fetch': { command: node24 ? [node24, fetchTool] : undefined, via: 'fetch', skip: node24 ? undefined : 'runtime node24 not installed (node scripts/runtimes.mjs install node24)' },
+        'Node 24 node:http': { command: node24 ? [node24, fetchTool] : undefined, via: 'http', skip: node24 ? undefined : 'runtime node24 not installed' },
+        'Bun fetch': { command: bun ? [bun, fetchTool] : undefined, via: 'fetch', skip: bun ? undefined : 'runtime bun not installed' },
+        'Deno fetch': { command: deno ? [deno, 'run', '-A', fetchTool] : undefined, via: 'fetch', skip: deno ? undefined : 'runtime deno not installed' },
+        'Python urllib': { command: SYSTEM_PYTHON ? [SYSTEM_PYTHON, pyFetch] : undefined, via: 'urllib', skip: SYSTEM_PYTHON ? undefined : 'no /usr/bin/python3' },
+        'Python requests': { command: PYENV_PYTHON ? [PYENV_PYTHON, pyFetch] : undefined, via: 'requests', skip: requestsMissing() },
+        'Node 20 fetch, which ignores the proxy variables: refused, as docs/sandbox.md says': { command: process.version.startsWith('v20.') ? [process.execPath, fetchTool] : undefined, via: 'fetch', skip: process.version.startsWith('v20.') ? undefined : `the tests run on Node ${process.version}, not 20` },
+        curl: { command: existsSync('/usr/bin/curl') ? ['/usr/bin/curl', '-sS', '--fail-with-body'] : undefined, via: 'curl', transport: 'stdin', skip: existsSync('/usr/bin/curl') ? undefined : 'no /usr/bin/curl' },
+      };
+      for (const [name, client] of Object.entries(clients)) {
+        const binary = client.command?.[0];
+        const why = client.skip ?? (underRoot(binary) ? `${binary} is under /root (0700): nobody cannot run it` : undefined);
+        it.skipIf(why !== undefined)(`${name}${why ? ` (skipped: ${why})` : ''}`, async () => {
+          const url = `http://127.0.0.1:${webPort}/${client.via === 'curl' ? 'curl' : ''}`;
+          const command = client.via === 'curl' ? [...client.command!, url] : client.command!;
+          const [answer] = await withConsumer({ wrapper, command, policy: { allowNet: [`127.0.0.1:${webPort}`] }, transport: client.transport }, [{ via: client.via, url }]);
+          if (name.startsWith('Node 20')) {
+            // Straight to 127.0.0.1 in the sandbox's own network namespace: nothing listens there.
+            expect(answer!.ok, JSON.stringify(answer)).toBe(false);
+            expect(answer!.stderr).toContain('ECONNREFUSED');
+          } else expect(resultOf(answer!)).toBe(client.via === 'curl' ? 'served to curl' : '200 served');
+        }, 60_000);
+      }
+    });
+  });
+}
+
+function requestsMissing(): string | undefined {
+  if (!PYENV_PYTHON) return 'python3 is not installed';
+  return spawnSync(PYENV_PYTHON, ['-c', 'import requests']).status === 0 ? undefined : `${PYENV_PYTHON} has no requests module`;
+}
