@@ -15,7 +15,7 @@ import { findExecutable, systemMounts, toolMounts, type Mount } from './files.js
 import { CallCgroup, findCgroupBase, sweepCgroups, type CgroupBase, type LimitName } from './limits.js';
 import { mergeSandboxPolicies, resolveSandboxPolicy, type ResolvedSandboxPolicy, type SandboxPolicy } from './policy.js';
 import { evalCommand } from '../../protocol/runtime.js';
-import { RELAY_PORT, SANDBOX_PROXY_SOCKET, startProxy, type FilteringProxy } from './proxy.js';
+import { RELAY_PORT, SANDBOX_PROXY_SOCKET, startProxy, type FilteringProxy, type ProxySession } from './proxy.js';
 import { RELAY_ENV, relayMain } from './relay.js';
 
 /** The sandbox cannot work on this machine, and tools must not run without it. */
@@ -164,7 +164,8 @@ class Driver {
     const key = JSON.stringify([tool ?? null, hosts]);
     let proxy = this.#proxies.get(key);
     if (!proxy) {
-      proxy = startProxy(hosts, (host) => refused('network', tool, host));
+      // Each refusal is counted and logged for the operator, with the tool and the host.
+      proxy = startProxy(hosts, { tool, onRefusal: ({ host }) => refused('network', tool, host), log: (line) => process.stderr.write(`${line}\n`) });
       this.#proxies.set(key, proxy);
     }
     return proxy;
@@ -202,6 +203,14 @@ class Driver {
       cache.set(key, mounts);
     }
     const cgroup = this.#cgroup && (policy.memoryMb > 0 || policy.processes > 0) ? new CallCgroup(this.#cgroup, policy.memoryMb, policy.processes) : undefined;
+    // The call's own proxy session (its tunnels capped, ended with it), opened last: nothing below throws.
+    let session: ProxySession | undefined;
+    try {
+      session = proxy?.open();
+    } catch (error) {
+      cgroup?.remove();
+      throw error;
+    }
     const bwrapArgs = [
       '--unshare-all',
       '--die-with-parent',
@@ -216,7 +225,7 @@ class Driver {
       '--dir',
       SANDBOX_HOME,
       ...mountArgs(mounts),
-      ...(proxy ? ['--ro-bind', proxy.socket, SANDBOX_PROXY_SOCKET] : []),
+      ...(session ? ['--ro-bind', session.socket, SANDBOX_PROXY_SOCKET] : []),
       '--remount-ro',
       '/',
       '--chdir',
@@ -237,6 +246,7 @@ class Driver {
         if (cgroup) joinWhenNamed(child, cgroup);
       },
       ended: (exitCode) => {
+        session?.close();
         let limit: LimitName | undefined;
         if (cgroup) {
           limit = cgroup.hit();
