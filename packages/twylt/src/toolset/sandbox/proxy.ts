@@ -77,7 +77,9 @@ export function hostMatch(allowed: readonly string[], host: string, port: number
   const name = host.toLowerCase().replace(/^\[|\]$/g, '');
   let match: 'exact' | 'wildcard' | undefined;
   for (const entry of allowed) {
-    const parts = /^(.*?)(?::(\d+))?$/.exec(entry.toLowerCase())!;
+    const lower = entry.toLowerCase();
+    // A bare IPv6 address (`::1`) has no port: its last group is not one.
+    const parts = /^[^[]*:.*:/.test(lower) ? [lower, lower] : /^(.*?)(?::(\d+))?$/.exec(lower)!;
     const pattern = parts[1]!.replace(/^\[|\]$/g, '');
     const ports = parts[2] ? [Number(parts[2])] : [80, 443];
     if (!ports.includes(port)) continue;
