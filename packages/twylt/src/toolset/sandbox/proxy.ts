@@ -281,7 +281,10 @@ function serve(client: Socket, settings: Settings, opened: (upstream: Socket) =>
       refuse(`twylt sandbox: ${host}:${port} is not an allowed host (--sandbox-allow-net)`);
       return;
     }
-    settings.lookup(host).then(
+    // An address literal is its own answer; a name is resolved once, here.
+    const family = isIP(host);
+    const resolved = family !== 0 ? Promise.resolve([{ address: host, family }]) : settings.lookup(host);
+    resolved.then(
       (addresses) => {
         if (client.destroyed) return;
         if (addresses.length === 0) throw new Error('no address');
