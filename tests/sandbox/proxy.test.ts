@@ -351,4 +351,21 @@ describe.skipIf(SANDBOX_SKIP_REASON !== undefined)(`end to end through twylt-mcp
       }, 120_000);
     });
   }
+
+  // The label does not depend on the user the bridge runs as: root only.
+  for (const warm of [false, true]) {
+    it(`a tool served from a command line (its name known only from its describe)${warm ? ', warm' : ''}: its refusals carry its label, and the log names it`, async () => {
+      const bridge = await startBridge(['--metrics', '127.0.0.1:0', '--sandbox-allow-net', 'allowed.example', ...(warm ? ['--warm', '1'] : []), '--', ...tool]);
+      try {
+        const result = await bridge.client.callTool({ name: 'tunnels', arguments: { action: 'connect', host: 'nope.example', port: 443 } });
+        expect(JSON.parse(textOf(result)).statuses).toEqual({ 403: 1 });
+        await waitFor(() => bridge.stderr().includes('nope.example'), 'the refusal in the log');
+        expect(bridge.stderr()).toContain('twylt sandbox: refused a connection to nope.example:443 of the tool "node sandbox-tunnels.mjs": nope.example:443 is not an allowed host (--sandbox-allow-net)\n');
+        const metrics = await (await fetch(metricsUrl(bridge.stderr()))).text();
+        expect(metrics.split('\n').filter((line) => line.startsWith('twylt_sandbox_refusals_total{'))).toEqual(['twylt_sandbox_refusals_total{reason="network",gen_ai_tool_name="tunnels"} 1']);
+      } finally {
+        await bridge.close();
+      }
+    }, 120_000);
+  }
 });

@@ -44,6 +44,8 @@ export interface SandboxedProcess {
   /** Pipes beyond stdin, stdout and stderr that the launcher talks on. */
   extraPipes: number;
   started(child: ChildProcess): void;
+  /** A process started ahead (warm) is taken by a call: what it does from now on is that call's. */
+  adopted?(): void;
   /** Once it exited: the limit it ran into, if that is what ended it. Frees per-call resources. */
   ended(exitCode: number | null, signal: NodeJS.Signals | null): SandboxLimit | undefined;
   /**
@@ -109,6 +111,7 @@ function start(command: readonly string[], env: NodeJS.ProcessEnv | undefined, o
   }
   if (sandboxed) {
     sandboxedChildren.add(child);
+    sandboxes.set(child, sandboxed);
     sandboxed.started(child);
     child.once('exit', (code, signal) => {
       const limit = sandboxed.ended(code, signal);
@@ -136,6 +139,12 @@ function outOfDescriptors(file: string): NodeJS.ErrnoException {
 }
 
 const sandboxedChildren = new WeakSet<ChildProcess>();
+const sandboxes = new WeakMap<ChildProcess, SandboxedProcess>();
+
+/** A warm process taken by the call running now (runProcess's `started`): its sandbox learns of it. */
+export function adoptTool(child: ChildProcess): void {
+  sandboxes.get(child)?.adopted?.();
+}
 const limitsHit = new WeakMap<ChildProcess, SandboxLimit>();
 const limitsInOutput = new WeakMap<ChildProcess, (stderr: string) => SandboxLimit | undefined>();
 

@@ -206,7 +206,7 @@ class Driver {
     // The call's own proxy session (its tunnels capped, ended with it), opened last: nothing below throws.
     let session: ProxySession | undefined;
     try {
-      session = proxy?.open();
+      session = proxy?.open({ tool: tool.name, command });
     } catch (error) {
       cgroup?.remove();
       throw error;
@@ -245,6 +245,7 @@ class Driver {
       started: (child) => {
         if (cgroup) joinWhenNamed(child, cgroup);
       },
+      adopted: () => session?.adopt(),
       ended: (exitCode) => {
         session?.close();
         let limit: LimitName | undefined;

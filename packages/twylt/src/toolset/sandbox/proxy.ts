@@ -9,11 +9,12 @@
  * MAX_CONNECTIONS_PER_CALL connections, drops one idle for CONNECTION_IDLE_MS, and ends
  * every one of them when its call ends: a tool cannot exhaust the consumer's descriptors.
  */
+import { AsyncResource } from 'node:async_hooks';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { BlockList, connect, createServer, isIP, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 
 /** The port the relay listens on inside each sandbox (its own network namespace: always free). */
 export const RELAY_PORT = 3128;
@@ -46,7 +47,7 @@ export interface ProxyOptions {
   onRefusal?: (refusal: ProxyRefusal) => void;
   /** The operator's log: one line per refusal, the same refusal at most once a minute (a tool may retry in a loop). */
   log?: (line: string) => void;
-  /** The tool's name, for the log. */
+  /** The tool's name, for the log (a session may name its own). */
   tool?: string;
   /** How names are resolved (default: the system's resolver, every address). */
   lookup?: (host: string) => Promise<ResolvedAddress[]>;
@@ -59,15 +60,24 @@ export interface FilteringProxy {
    * A session for one call: a Unix socket of its own (outside the sandbox), listening when
    * this returns. Throws when it cannot listen (out of descriptors).
    */
-  open(): ProxySession;
+  open(call?: SessionOptions): ProxySession;
   /** Close every session and remove the proxy's folder. */
   close(): Promise<void>;
+}
+
+export interface SessionOptions {
+  /** The tool's name, when its entry has one. */
+  tool?: string;
+  /** Its command, which names it in the log otherwise. */
+  command?: readonly string[];
 }
 
 export interface ProxySession {
   readonly socket: string;
   /** Connections open now (tunnels and requests, each with its upstream). */
   readonly connections: number;
+  /** A warm process's session, taken by a call: its refusals are reported in that call's context from now on. */
+  adopt(): void;
   /** Stop listening and end every connection of the call. */
   close(): void;
 }
@@ -141,8 +151,20 @@ export function isInternalAddress(address: string): boolean {
 const REFUSAL_LOG_INTERVAL_MS = 60_000;
 
 /** A refusal as the operator reads it: which tool, which host, why. */
-export function refusalLine(tool: string | undefined, refusal: ProxyRefusal): string {
-  const who = tool === undefined ? 'a tool' : `tool ${JSON.stringify(tool)}`;
+export function refusalLine(tool: SessionOptions, refusal: ProxyRefusal): string {
+  const who =
+    tool.tool !== undefined
+      ? `tool ${JSON.stringify(tool.tool)}`
+      : tool.command !== undefined
+        ? `the tool ${JSON.stringify(
+            tool.command
+              // Its files, not its input (the argv transport's JSON) or options.
+              .filter((arg) => !arg.startsWith('{') && !arg.startsWith('-'))
+              .map((arg) => basename(arg))
+              .join(' ')
+              .slice(0, 120),
+          )}`
+        : 'a tool';
   // The host is the tool's text: printable, bounded.
   const host = refusal.host?.replace(/[^\x21-\x7e]/g, '?').slice(0, 255);
   const what = host === undefined ? 'a connection' : `a connection to ${host.includes(':') ? `[${host}]` : host}:${refusal.port}`;
@@ -162,7 +184,7 @@ export function startProxy(allowed: readonly string[], options: ProxyOptions = {
   const logged = new Map<string, number>();
   const settings: Settings = {
     allowed,
-    onRefusal: (refusal) => {
+    onRefusal: (refusal, call = {}) => {
       options.onRefusal?.(refusal);
       if (!options.log) return;
       const key = `${refusal.host ?? ''}:${refusal.port ?? ''}:${refusal.host === undefined ? refusal.message : ''}`;
@@ -170,15 +192,15 @@ export function startProxy(allowed: readonly string[], options: ProxyOptions = {
       if ((logged.get(key) ?? -Infinity) > now - REFUSAL_LOG_INTERVAL_MS) return;
       if (logged.size >= 1000) logged.clear();
       logged.set(key, now);
-      options.log(refusalLine(options.tool, refusal));
+      options.log(refusalLine({ tool: options.tool, ...call }, refusal));
     },
     lookup: options.lookup ?? systemLookup,
     maxConnections: options.maxConnections ?? MAX_CONNECTIONS_PER_CALL,
     idleMs: options.idleMs ?? CONNECTION_IDLE_MS,
   };
   return {
-    open: () => {
-      const session = openSession(join(dir, `call-${++count}.sock`), settings, () => sessions.delete(session));
+    open: (call = {}) => {
+      const session = openSession(join(dir, `call-${++count}.sock`), settings, call, () => sessions.delete(session));
       sessions.add(session);
       return session;
     },
@@ -191,13 +213,17 @@ export function startProxy(allowed: readonly string[], options: ProxyOptions = {
 
 interface Settings {
   allowed: readonly string[];
-  onRefusal: (refusal: ProxyRefusal) => void;
+  onRefusal: (refusal: ProxyRefusal, call?: SessionOptions) => void;
   lookup: (host: string) => Promise<ResolvedAddress[]>;
   maxConnections: number;
   idleMs: number;
 }
 
-function openSession(socket: string, settings: Settings, closed: () => void): ProxySession {
+function openSession(socket: string, shared: Settings, call: SessionOptions, closed: () => void): ProxySession {
+  // Refusals are reported in the context of the call that opened the session (its tool's
+  // label in the metrics), not in the context of whatever accepted the connection.
+  let context = new AsyncResource('TwyltProxySession');
+  const settings: Settings = { ...shared, onRefusal: (refusal) => context.runInAsyncScope(() => shared.onRefusal(refusal, call)) };
   /** Every socket of the call: the tool's connections and their upstreams. */
   const open = new Set<Socket>();
   let connections = 0;
@@ -236,6 +262,10 @@ function openSession(socket: string, settings: Settings, closed: () => void): Pr
     get connections() {
       return connections;
     },
+    adopt: () => {
+      context.emitDestroy();
+      context = new AsyncResource('TwyltProxySession');
+    },
     close: () => {
       if (ended) return;
       ended = true;
@@ -243,6 +273,7 @@ function openSession(socket: string, settings: Settings, closed: () => void): Pr
       server.close();
       for (const each of open) each.destroy();
       open.clear();
+      context.emitDestroy();
       closed();
     },
   };
