@@ -1,28 +1,28 @@
 /**
  * docs/sandbox.md, tested as written (ADR 0020): its tool file is written into a project
- * whose node_modules link this repository's, with a note in it and a secret beside it; its
- * commands run there and print what the page shows.
+ * inside this repository (git-ignored .tests-tmp/), which finds the repository's
+ * node_modules above it as an npm workspace does, with a note in it and a secret beside it;
+ * its commands run there and print what the page shows. (A project whose node_modules link
+ * out to the repository's would get dangling links in the sandbox: a link is followed only
+ * inside the folder holding that node_modules.)
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { consoleSteps, fencedBlocks, fileName, readDoc, runSession, showsAs } from '../docs/markdown.js';
 import { ROOT } from '../support/process.js';
 import { SANDBOX_SKIP_REASON } from './support.js';
 
-const scratch = mkdtempSync(join(tmpdir(), 'twylt-sandbox-docs-'));
+mkdirSync(join(ROOT, '.tests-tmp'), { recursive: true });
+const scratch = mkdtempSync(join(ROOT, '.tests-tmp', 'sandbox-docs-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe.skipIf(SANDBOX_SKIP_REASON !== undefined)(`docs/sandbox.md, as written${SANDBOX_SKIP_REASON ? ` (skipped: ${SANDBOX_SKIP_REASON})` : ''}`, () => {
   it('its tool reads a note in its workspace, and not a secret beside it', async () => {
     const dir = join(scratch, 'project');
     const bin = join(scratch, 'bin');
-    mkdirSync(join(dir, 'node_modules'), { recursive: true });
+    mkdirSync(dir);
     mkdirSync(bin);
-    for (const name of readdirSync(join(ROOT, 'node_modules'))) {
-      if (!name.startsWith('.')) symlinkSync(join(ROOT, 'node_modules', name), join(dir, 'node_modules', name));
-    }
     writeFileSync(join(bin, 'twylt'), `#!/bin/sh\nexec '${process.execPath}' '${join(ROOT, 'packages/twylt/dist/cli/main.js')}' "$@"\n`, { mode: 0o755 });
     writeFileSync(join(dir, 'package.json'), '{ "name": "notes", "private": true, "type": "module" }\n');
     writeFileSync(join(dir, 'notes.txt'), 'my notes\n');

@@ -7,7 +7,7 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { spawnFailure } from '../protocol/runtime.js';
 import { decodeUtf8Strict } from '../protocol/utf8.js';
 import { AbortError, OutputTooLargeError, ResourceLimitError, SpawnError, TimeoutError } from './errors.js';
-import { exitOf, killTool, limitHit, spawnTool, type SpawnSandbox, type SpawnToolOptions } from './spawn.js';
+import { adoptTool, exitOf, killTool, limitHit, spawnTool, type SpawnSandbox, type SpawnToolOptions } from './spawn.js';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 /**
@@ -81,6 +81,7 @@ export function runProcess(command: readonly string[], options: RunOptions = {})
     }
     let child: ChildProcessWithoutNullStreams;
     try {
+      if (options.started) adoptTool(options.started);
       child = options.started ?? spawnTool(command, toolSpawnOptions(options));
     } catch (error) {
       // Some failures throw at once instead of emitting 'error': E2BIG (an argument list

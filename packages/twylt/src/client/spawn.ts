@@ -44,6 +44,8 @@ export interface SandboxedProcess {
   /** Pipes beyond stdin, stdout and stderr that the launcher talks on. */
   extraPipes: number;
   started(child: ChildProcess): void;
+  /** A process started ahead (warm) is taken by a call: what it does from now on is that call's. */
+  adopted?(): void;
   /** Once it exited: the limit it ran into, if that is what ended it. Frees per-call resources. */
   ended(exitCode: number | null, signal: NodeJS.Signals | null): SandboxLimit | undefined;
   /**
@@ -81,27 +83,43 @@ function observedSpawn(command: readonly string[], options: SpawnToolOptions): C
 function start(command: readonly string[], env: NodeJS.ProcessEnv | undefined, options: SpawnToolOptions): ChildProcessWithoutNullStreams {
   const sandboxed = options.sandbox?.wrap(command, { cwd: options.cwd, env });
   const [file, ...args] = sandboxed?.command ?? command;
-  const child = spawn(file!, args, {
-    cwd: sandboxed?.cwd ?? options.cwd,
-    env: sandboxed?.env ?? env,
-    stdio: Array<'pipe'>(3 + (sandboxed?.extraPipes ?? 0)).fill('pipe'),
-    detached: POSIX,
-    windowsHide: true,
-  }) as ChildProcessWithoutNullStreams;
-  const pid = child.pid;
-  if (sandboxed) {
-    if (pid === undefined) sandboxed.ended(null, null);
-    else {
-      sandboxedChildren.add(child);
-      sandboxed.started(child);
-      child.once('exit', (code, signal) => {
-        const limit = sandboxed.ended(code, signal);
-        if (limit) limitsHit.set(child, limit);
-        else if ((code !== 0 || signal !== null) && sandboxed.limitInOutput) limitsInOutput.set(child, sandboxed.limitInOutput);
-      });
-    }
+  let child: ChildProcessWithoutNullStreams;
+  try {
+    child = spawn(file!, args, {
+      cwd: sandboxed?.cwd ?? options.cwd,
+      env: sandboxed?.env ?? env,
+      stdio: Array<'pipe'>(3 + (sandboxed?.extraPipes ?? 0)).fill('pipe'),
+      detached: POSIX,
+      windowsHide: true,
+    }) as ChildProcessWithoutNullStreams;
+  } catch (error) {
+    // Thrown at once (ENOMEM, E2BIG...): what the sandbox holds for the call is freed.
+    sandboxed?.ended(null, null);
+    throw error;
   }
-  if (pid === undefined || !POSIX) return child;
+  // Before anything else touches the child: a failed spawn (EMFILE, EAGAIN, ENOENT...) is
+  // an 'error' event, and one nobody listens to would end the consumer for every caller.
+  // The caller's own listener reports it as the call's failure.
+  child.on('error', () => {});
+  const pid = child.pid;
+  if (pid === undefined) {
+    sandboxed?.ended(null, null);
+    // Out of descriptors, Node.js made no pipes at all: fail as a spawn that throws, not
+    // with a child whose streams are missing.
+    if (!child.stdin || !child.stdout || !child.stderr) throw outOfDescriptors(file!);
+    return child;
+  }
+  if (sandboxed) {
+    sandboxedChildren.add(child);
+    sandboxes.set(child, sandboxed);
+    sandboxed.started(child);
+    child.once('exit', (code, signal) => {
+      const limit = sandboxed.ended(code, signal);
+      if (limit) limitsHit.set(child, limit);
+      else if ((code !== 0 || signal !== null) && sandboxed.limitInOutput) limitsInOutput.set(child, sandboxed.limitInOutput);
+    });
+  }
+  if (!POSIX) return child;
   keeper()?.write(`+${pid}\n`);
   child.once('exit', () => {
     killGroup(pid);
@@ -110,7 +128,23 @@ function start(command: readonly string[], env: NodeJS.ProcessEnv | undefined, o
   return child;
 }
 
+/** The error of a spawn that found no descriptor for its pipes (Node.js says which of the two only later). */
+function outOfDescriptors(file: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`spawn ${file} EMFILE: no file descriptor left for its pipes (the consumer's limit, EMFILE, or the system's, ENFILE)`), {
+    code: 'EMFILE',
+    errno: -osConstants.errno.EMFILE,
+    syscall: `spawn ${file}`,
+    path: file,
+  });
+}
+
 const sandboxedChildren = new WeakSet<ChildProcess>();
+const sandboxes = new WeakMap<ChildProcess, SandboxedProcess>();
+
+/** A warm process taken by the call running now (runProcess's `started`): its sandbox learns of it. */
+export function adoptTool(child: ChildProcess): void {
+  sandboxes.get(child)?.adopted?.();
+}
 const limitsHit = new WeakMap<ChildProcess, SandboxLimit>();
 const limitsInOutput = new WeakMap<ChildProcess, (stderr: string) => SandboxLimit | undefined>();
 
@@ -157,6 +191,8 @@ function killGroup(pid: number): void {
 }
 
 let keeperStdin: Writable | undefined;
+/** Spawn failures that pass: the keeper is tried again at the next spawn. */
+const TRANSIENT = new Set(['EMFILE', 'ENFILE', 'EAGAIN', 'ENOMEM']);
 let keeperFailed = false;
 
 /** The keeper's end of the pipe, starting the keeper on first use; undefined if it cannot run. */
@@ -172,10 +208,12 @@ function keeper(): Writable | undefined {
       windowsHide: true,
       env: { PATH: process.env.PATH ?? '' },
     });
-    child.on('error', () => {
-      keeperFailed = true;
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      // No runtime to run it: never again. Out of descriptors, processes or memory: at the next spawn.
+      if (!TRANSIENT.has(error.code ?? '')) keeperFailed = true;
       keeperStdin = undefined;
     });
+    if (child.pid === undefined || !child.stdin) return undefined;
     child.on('exit', () => {
       // A keeper that died is started again at the next spawn; the groups it held are
       // registered again only as new tools start.
@@ -186,8 +224,8 @@ function keeper(): Writable | undefined {
     child.unref();
     (child.stdin as unknown as { unref?: () => void }).unref?.();
     keeperStdin = child.stdin;
-  } catch {
-    keeperFailed = true;
+  } catch (error) {
+    if (!TRANSIENT.has((error as NodeJS.ErrnoException).code ?? '')) keeperFailed = true;
   }
   return keeperStdin;
 }

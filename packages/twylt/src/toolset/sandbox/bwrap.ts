@@ -16,7 +16,7 @@ import { findExecutable, systemMounts, toolMounts, type Mount } from './files.js
 import { CallCgroup, findCgroupBase, sweepCgroups, type CgroupBase, type LimitName } from './limits.js';
 import { mergeSandboxPolicies, resolveSandboxPolicy, type ResolvedSandboxPolicy, type SandboxPolicy } from './policy.js';
 import { evalCommand } from '../../protocol/runtime.js';
-import { RELAY_PORT, SANDBOX_PROXY_SOCKET, startProxy, type FilteringProxy } from './proxy.js';
+import { RELAY_PORT, SANDBOX_PROXY_SOCKET, startProxy, type FilteringProxy, type ProxySession } from './proxy.js';
 import { relayMain, type RelaySettings } from './relay.js';
 
 /** The sandbox cannot work on this machine, and tools must not run without it. */
@@ -179,7 +179,8 @@ class Driver {
     const key = JSON.stringify([tool ?? null, hosts]);
     let proxy = this.#proxies.get(key);
     if (!proxy) {
-      proxy = startProxy(hosts, (host) => refused('network', tool, host));
+      // Each refusal is counted and logged for the operator, with the tool and the host.
+      proxy = startProxy(hosts, { tool, onRefusal: ({ host }) => refused('network', tool, host), log: (line) => process.stderr.write(`${line}\n`) });
       this.#proxies.set(key, proxy);
     }
     return proxy;
@@ -215,6 +216,14 @@ class Driver {
     }
     const cgroup = this.#cgroup && (policy.memoryMb > 0 || policy.processes > 0) ? new CallCgroup(this.#cgroup, policy.memoryMb, policy.processes) : undefined;
     const settings: RelaySettings = { socket: SANDBOX_PROXY_SOCKET, port: RELAY_PORT, command };
+    // The call's own proxy session (its tunnels capped, ended with it), opened last: nothing below throws.
+    let session: ProxySession | undefined;
+    try {
+      session = proxy?.open({ tool: tool.name, command });
+    } catch (error) {
+      cgroup?.remove();
+      throw error;
+    }
     const bwrapArgs = [
       // A user namespace always (root's too), no nested one, and no capability in it: as root,
       // bwrap would otherwise leave the tool root's capabilities (remounts, cgroupfs...).
@@ -237,7 +246,7 @@ class Driver {
       '--dir',
       SANDBOX_HOME,
       ...mountArgs(mounts),
-      ...(proxy ? ['--ro-bind', proxy.socket, SANDBOX_PROXY_SOCKET] : []),
+      ...(session ? ['--ro-bind', session.socket, SANDBOX_PROXY_SOCKET] : []),
       '--remount-ro',
       '/',
       '--chdir',
@@ -256,7 +265,9 @@ class Driver {
       started: (child) => {
         if (cgroup) joinThenRun(child, cgroup, bwrapArgs);
       },
+      adopted: () => session?.adopt(),
       ended: (exitCode) => {
+        session?.close();
         let limit: LimitName | undefined;
         if (cgroup) {
           limit = cgroup.hit();

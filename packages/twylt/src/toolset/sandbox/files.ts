@@ -83,24 +83,44 @@ export class SandboxPolicyError extends Error {
  * command line names (with its project and the node_modules folders above it), PYTHONPATH
  * and NODE_PATH, the extra paths allowed, then its workspace. Sorted so that a deeper mount
  * lands on a shallower one.
+ *
+ * A path the tool's own files choose (a symbolic link in its folder or in a node_modules, a
+ * relative executable, a script's `#!` line) is followed only into what is allowed already:
+ * the system folders, the consumer's choices (a PATH lookup, allowRead, allowWrite, the
+ * workspace) and the projects of the code; a node_modules link also into the project folder
+ * holding that node_modules (npm workspaces). Never outward: a pack that ships
+ * `node_modules/x -> ~/.ssh` gets a dangling link, not the key.
  */
 export function toolMounts(files: ToolFiles): Mount[] {
   const home = safeRealpath(homedir());
   const read = new Set<string>();
   const write = new Set<string>();
-  const addCode = (path: string) => {
-    const real = safeRealpath(path);
-    if (real) read.add(codeRoot(real, home));
-  };
+  /** Already allowed: a system folder, or inside a mount chosen so far. */
+  const allowed = (path: string) => isSystem(path) || [...read, ...write].some((root) => isInside(path, root));
 
-  const executable = findExecutable(files.command[0]!, files.cwd, files.env.PATH);
-  for (const path of executableFiles(executable)) {
-    if (!isSystem(path)) read.add(installPrefix(path, home));
+  // What the consumer chose: its PATH lookup (or an absolute path it wrote), the paths it allows, the workspace.
+  const file = files.command[0]!;
+  const executable = findExecutable(file, files.cwd, files.env.PATH);
+  const chosenByTool = file.includes('/') && !isAbsolute(file);
+  if (!chosenByTool) {
+    for (const path of executableFiles(executable)) {
+      if (!isSystem(path)) read.add(installPrefix(path, home));
+    }
   }
+  for (const path of files.allowRead) read.add(checkedPath(path, home));
+  for (const path of [files.cwd, ...files.workspaces, ...files.allowWrite]) write.add(checkedPath(path, home));
+
+  // What the tool's files choose: each path's own project, and where it links only if allowed.
+  const addCode = (path: string) => {
+    const root = ownRoot(path, home);
+    if (root) read.add(root);
+  };
+  // A relative executable: its own project; where it links and its #! interpreter only if mounted already.
+  if (chosenByTool && executable) addCode(executable);
   for (const arg of files.command.slice(1)) {
     if (arg.startsWith('-') || arg.startsWith('{')) continue;
     const path = resolve(files.cwd, arg);
-    if (existsSync(path)) addCode(path);
+    addCode(path);
   }
   for (const name of ['PYTHONPATH', 'NODE_PATH']) {
     for (const entry of (files.env[name] ?? '').split(delimiter)) if (entry && isAbsolute(entry) && existsSync(entry)) addCode(entry);
@@ -110,19 +130,31 @@ export function toolMounts(files: ToolFiles): Mount[] {
   for (const root of [...read]) {
     for (let dir = root; ; dir = dirname(dir)) {
       const modules = safeRealpath(join(dir, 'node_modules'));
-      if (modules && !read.has(modules)) {
+      // A node_modules that is itself a link is followed as its links are.
+      const holder = exposes(dir, home) ? undefined : dir;
+      const reachable = (target: string) => !exposes(target, home) && (allowed(target) || (holder !== undefined && isInside(target, holder)));
+      if (modules && !read.has(modules) && (isInside(modules, dir) || reachable(modules))) {
         read.add(modules);
-        for (const target of linkedPackages(modules)) if (!exposes(target, home)) read.add(target);
+        for (const target of linkedPackages(modules)) if (reachable(target)) read.add(target);
       }
       if (dirname(dir) === dir) break;
     }
   }
-  for (const path of files.allowRead) read.add(checkedPath(path, home));
-  for (const path of [files.cwd, ...files.workspaces, ...files.allowWrite]) write.add(checkedPath(path, home));
 
   const mounts: Mount[] = [...minimal(read)].filter((path) => !write.has(path)).map((path) => ({ kind: 'ro' as const, path }));
   mounts.push(...[...write].map((path) => ({ kind: 'rw' as const, path })));
   return mounts.sort((a, b) => depth(a.path) - depth(b.path));
+}
+
+/**
+ * The project of a path the tool's files name, found from where the path is written, not
+ * from where it links to: a link out of that project dangles inside the sandbox.
+ */
+function ownRoot(path: string, home: string | undefined): string | undefined {
+  const stat = lstatSafe(path);
+  if (!stat) return undefined;
+  const folder = safeRealpath(stat.isDirectory() ? path : dirname(path));
+  return folder ? codeRoot(folder, home) : undefined;
 }
 
 /**
@@ -227,6 +259,11 @@ function checkedPath(path: string, home: string | undefined): string {
 /** `/`, the home folder or one of its ancestors. */
 function exposes(dir: string, home: string | undefined): boolean {
   return dir === '/' || (home !== undefined && (home === dir || home.startsWith(dir.endsWith(sep) ? dir : dir + sep)));
+}
+
+/** `path` is `root` or inside it. */
+function isInside(path: string, root: string): boolean {
+  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
 }
 
 function isSystem(path: string): boolean {
