@@ -13,11 +13,12 @@
  * - a scanned tool's code is read-only when it is described and served: writing its own
  *   file fails with EROFS, a relative write lands in its workspace.
  */
+import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startBridge } from '../support/mcp.js';
+import { BRIDGE_CLI, startBridge } from '../support/mcp.js';
 import { NO_PYTHON_REASON, noPython, python } from '../support/python.js';
 import { runTwylt } from '../support/twylt-cli.js';
 import { SANDBOX_SKIP_REASON } from '../sandbox/support.js';
@@ -233,7 +234,8 @@ describe.skipIf(skip !== undefined)(`a scanned tool's code is read-only${skip ? 
     const before = readFileSync(file, 'utf8');
     const workspaces = join(dir, 'scan-workspaces');
     const catalog = join(pack, 'catalog.json');
-    const { rows, stderr } = await scanFrom(dir, [pack, '--sandbox', '--write', catalog, '--python', python!], { TWYLT_WORKSPACES_DIR: workspaces });
+    // --workspaces relative to where the scan runs.
+    const { rows, stderr } = await scanFrom(dir, [pack, '--sandbox', '--workspaces', 'scan-workspaces', '--write', catalog, '--python', python!]);
     const row = rows.find((one) => one.name === 'self_writer')!;
     expect(row, stderr).toMatchObject({ status: 'ok' });
     expect(JSON.parse(row.description!)).toEqual({ own: 'refused: EROFS' });
@@ -261,6 +263,14 @@ describe.skipIf(skip !== undefined)(`a scanned tool's code is read-only${skip ? 
     } finally {
       await bridge.close();
     }
+  });
+});
+
+describe('twylt-mcp --workspaces', () => {
+  it('without --scan is a usage error (exit 64)', () => {
+    const result = spawnSync(process.execPath, [BRIDGE_CLI, '--workspaces', dir, '--', 'true'], { encoding: 'utf8' });
+    expect(result.status).toBe(64);
+    expect(result.stderr).toContain('--workspaces DIR is where the tools --scan finds run: give --scan DIR too');
   });
 });
 

@@ -20,7 +20,8 @@ const HELP = `twylt scan: find the TWYLT tools in folders and write a catalog to
 Usage:
   twylt scan DIR... [--json] [--write FILE] [--install] [--glob G]... [--exclude G]...
                     [--timeout MS] [--jobs N] [--prefix DIR=PREFIX]... [--envs DIR]
-                    [--workspaces DIR] [--python CMD] [--node CMD] [--allow-install-scripts] [--sandbox...]
+                    [--workspaces DIR] [--python CMD] [--node CMD] [--allow-install-scripts]
+                    [--sandbox...]
 
 A scan EXECUTES CODE FROM THE FOLDERS: every entry point it finds is started to describe
 itself. Scan only folders whose code you would run.
