@@ -96,7 +96,7 @@ describe.skipIf(skip !== undefined)(`hostile packs against scan --install --sand
   mkdirSync(join(dir, 'home'), { recursive: true });
 
   it(
-    "the scan's interpreters run isolated: a pack's pip/__main__.py, sitecustomize.py and usercustomize.py in the scan's folder never run",
+    "the scan's interpreters run isolated: a pack's pip/__main__.py, sitecustomize.py and usercustomize.py in the scan's folder never run, with --sandbox or without",
     async () => {
       const packs = join(dir, 'isolated');
       const secret = join(dir, 'isolated-secret.txt');
@@ -109,10 +109,13 @@ describe.skipIf(skip !== undefined)(`hostile packs against scan --install --sand
       writeFileSync(join(packs, 'sitecustomize.py'), planted('sitecustomize'));
       writeFileSync(join(packs, 'usercustomize.py'), planted('usercustomize'));
       pythonTool(join(packs, 'to_toml'), 'to_toml', 'tomli-w==1.2.0\n', 'tomli_w');
-      const { rows, stderr } = await scanFrom(packs, ['.', '--install', '--sandbox', '--envs', join(dir, 'isolated-envs'), '--python', python!]);
-      expect(readdirSync(dir).filter((name) => name.startsWith('ran-'))).toEqual([]);
-      // pip's real configuration was read (this machine's indexes): the install worked.
-      expect(outcome(rows, 'to_toml'), stderr).toEqual({ status: 'ok', reason: '' });
+      // Without the sandbox only entry points run too ("nothing else is ever run"): pip installs in its staging folder, -I.
+      for (const mode of [['--sandbox'], []]) {
+        const { rows, stderr } = await scanFrom(packs, ['.', '--install', ...mode, '--envs', join(dir, `isolated-envs${mode.length}`), '--python', python!]);
+        expect(readdirSync(dir).filter((name) => name.startsWith('ran-')), mode.join(' ')).toEqual([]);
+        // pip's real configuration was read (this machine's indexes): the install worked.
+        expect(outcome(rows, 'to_toml'), stderr).toEqual({ status: 'ok', reason: '' });
+      }
     },
     SLOW,
   );
