@@ -32,6 +32,7 @@ describe.skipIf(noPython)(`docs/hub.md, the published pack format, as written${n
     const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${bin}${delimiter}${process.env.PATH}`, PYTHONPATH: join(PACKS, 'pylib'), NO_COLOR: '1' };
     for (const key of Object.keys(env)) if (/^(VITEST|TWYLT_|INPUT_DESCRIBE$|NODE_OPTIONS$)/.test(key)) delete env[key];
     env.XDG_CACHE_HOME = join(home, '.cache');
+    env.XDG_STATE_HOME = join(home, '.local', 'state');
     const blocks = blocksUnder(readDoc('docs/hub.md'), 'The published pack format', 'console');
     expect(blocks).toHaveLength(1);
     const steps = consoleSteps(blocks[0]!);

@@ -73,9 +73,10 @@ describe.skipIf(noPython)(`requirements are data${noPython ? `: skipped, ${NO_PY
     'makes an installer that fails in any way that tool’s failed row, never a crash',
     async () => {
       // A stand-in interpreter whose pip "succeeds" and installs nothing: the rename of the
-      // staging folder fails, which once crashed the scan and lost every other row.
+      // staging folder fails, which once crashed the scan and lost every other row. Asked
+      // what it is (outside.ts), it names itself, so that the install runs it.
       const fake = join(dir, 'fake-python');
-      writeFileSync(fake, `#!/bin/sh\nif [ "$1" = "-m" ] && [ "$2" = "pip" ]; then exit 0; fi\nexec ${python} "$@"\n`);
+      writeFileSync(fake, `#!/bin/sh\ncase "$1 $2" in\n"-I -m") exit 0;;\n"-I -c") echo "$0"; echo 3.11; exit 0;;\nesac\nexec ${python} "$@"\n`);
       chmodSync(fake, 0o755);
       const root = pythonLauncher(join(dir, 'empty-install', 'quiet'), 'quiet', { tool: 'pip', format: 'requirements.txt', content: 'tomli-w==1.2.0\n' });
       const catalog = join(dir, 'empty-catalog.json');

@@ -9,7 +9,7 @@ import { nodeStripsTypes } from '../../packages/twylt/src/toolset/catalog/runtim
 import { parseConfig } from '../../packages/twylt/src/toolset/config.js';
 import { NO_PYTHON_REASON, noPython } from '../support/python.js';
 import { runTwylt } from '../support/twylt-cli.js';
-import { PACKS, markers, scan, scanJson, scratch } from './support.js';
+import { PACKS, WORKSPACES, markers, scan, scanJson, scratch } from './support.js';
 
 const dir = scratch('scan');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -27,8 +27,9 @@ describe.skipIf(noPython)(`scanning packs${noPython ? `: skipped, ${NO_PYTHON_RE
       'loose/text/shout/tool.ts',
     ]);
     expect(rows.get('essential/tools/echo/run.py')).toMatchObject({ name: 'pack_echo', version: '1.2.0', status: 'ok', category: 'essential', reason: '' });
-    expect(rows.get('essential/tools/echo/run.py')!.command.at(-1)).toBe('run.py');
-    expect(rows.get('essential/tools/echo/run.py')!.cwd).toBe(join(PACKS, 'essential/tools/echo'));
+    // Run by its absolute path, in a workspace of its own: never in its code's folder.
+    expect(rows.get('essential/tools/echo/run.py')!.command.at(-1)).toBe(join(PACKS, 'essential/tools/echo/run.py'));
+    expect(rows.get('essential/tools/echo/run.py')!.cwd).toMatch(new RegExp(`^${WORKSPACES}/echo-[0-9a-f]{12}$`));
     expect(rows.get('loose/text/shout/tool.ts')).toMatchObject({ name: 'shout', status: 'ok', category: 'text' });
     expect(rows.get('loose/text/count/tool.mjs')).toMatchObject({ name: 'count_chars', status: 'ok', category: 'text' });
     const needs = rows.get('essential/tools/needs_dep/run.py')!;
@@ -141,7 +142,7 @@ describe.skipIf(nodeStripsTypes())(`a TypeScript tool where this Node cannot str
     const { code, rows } = await scanJson([project]);
     expect(code).toBe(1);
     // Loaded through tsx, it misses zod: its launcher describes it from the source (without tsx: a describe error).
-    expect([...rows.values()][0]).toMatchObject({ name: 'shout', status: 'needs_install', command: ['node', expect.stringMatching(/\/dist\/bootstrap\/launch\.js$/), 'tool.ts'] });
+    expect([...rows.values()][0]).toMatchObject({ name: 'shout', status: 'needs_install', command: ['node', expect.stringMatching(/\/dist\/bootstrap\/launch\.js$/), join(project, 'shout', 'tool.ts')] });
   });
 });
 

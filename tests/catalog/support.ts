@@ -45,9 +45,12 @@ export function markers(dir: string): string[] {
   return readdirSync(dir).filter((name) => name.startsWith('ran-'));
 }
 
+/** Where the tools scanned here run (workspaces.ts): one folder of the tests', not the user's state folder. */
+export const WORKSPACES = join(tmpdir(), 'twylt-test-workspaces');
+
 /** `twylt scan ARGS --python <the real interpreter>` (a pyenv shim would cost a second per start). */
 export function scan(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
-  return runTwylt(['scan', ...args, ...(python ? ['--python', python] : [])], { env });
+  return runTwylt(['scan', ...args, ...(python ? ['--python', python] : [])], { env: { TWYLT_WORKSPACES_DIR: WORKSPACES, ...env } });
 }
 
 /** `twylt scan --json`: the exit code and the rows, by entry file relative to the packs folder. */

@@ -4,6 +4,7 @@
  *
  *   twylt-mcp [--config FILE]... [--scan DIR]... [--catalog tools|browse] [--timeout MS] [--describe-timeout MS] [--describe-retry-ms MS] [--strict] [--max-output-bytes N] [--warm N] [--max-message-bytes N] [--http [HOST:]PORT ...] [-- CMD [ARG...]]...
  */
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { authServerUrl, parseListenAddress, resourceUrl } from 'twylt/server';
 import { TOOLSET_OPTIONS, formatOptions, metricsAddress, parseCount, parseDuration, sandboxFromFlags, splitArgv, toolsetOptions, UsageError, type OptionSpec, type SandboxPolicy, type ToolDefaults } from 'twylt/toolset';
@@ -19,6 +20,8 @@ export interface CliPlan {
   configs: string[];
   /** Folders scanned for tools at start (`--scan`), in the order given. */
   scans: string[];
+  /** The root of the scanned tools' workspaces (`--workspaces`, absolute); undefined: the default. */
+  workspaces?: string;
   /** The wait before a left-out tool is first described again (doubling, retry.ts). */
   describeRetryMs?: number;
   /** Refuse to start when one tool cannot be described (default: leave it out and say so). */
@@ -239,6 +242,7 @@ export function parseCli(argv: readonly string[]): CliPlan {
     version: values.version ?? false,
     configs: values.config ?? [],
     scans: values.scan ?? [],
+    workspaces: values.workspaces === undefined ? undefined : resolve(values.workspaces),
     strict: values.strict ?? false,
     commands: split.commands,
     catalog: catalogMode(values.catalog),
@@ -293,6 +297,7 @@ export function parseCli(argv: readonly string[]): CliPlan {
     const stray = [...HTTP_ONLY, ...AUTH_ONLY].find((option) => values[option] !== undefined);
     if (stray) throw new UsageError(`--${stray} needs --http [HOST:]PORT`);
   }
+  if (plan.workspaces !== undefined && plan.scans.length === 0) throw new UsageError('--workspaces DIR is where the tools --scan finds run: give --scan DIR too');
   if (!plan.help && !plan.version && plan.configs.length === 0 && plan.scans.length === 0 && plan.commands.length === 0) {
     throw new UsageError('no tools given: put "-- COMMAND..." after the options, or use --config FILE or --scan DIR');
   }

@@ -63,7 +63,8 @@ async function main(argv: readonly string[]): Promise<void> {
     const shared = { defaults, describeRetryMs: plan.describeRetryMs, strict: plan.strict, catalog: plan.catalog };
     const scanned = await scanForServing(
       plan.scans,
-      { timeoutMs: defaults.describeTimeoutMs ?? defaults.timeoutMs ?? DEFAULT_TIMEOUT_MS, jobs: availableParallelism(), sandbox },
+      // Each scanned tool runs in a workspace of its own, never in its code's folder.
+      { timeoutMs: defaults.describeTimeoutMs ?? defaults.timeoutMs ?? DEFAULT_TIMEOUT_MS, jobs: availableParallelism(), sandbox, workspacesDir: plan.workspaces },
       (line) => stderrLog(`--scan: ${line}`),
     );
     const configs = [...listed, ...scanned];

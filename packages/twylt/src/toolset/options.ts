@@ -44,6 +44,11 @@ export const TOOLSET_OPTIONS = {
     value: 'DIR',
     help: 'the ok tools found under DIR, as "twylt scan DIR" finds them: this RUNS CODE FROM DIR (each entry point describes itself); nothing is installed, but the environments "twylt scan --install DIR" made are used; repeatable',
   },
+  workspaces: {
+    type: 'string',
+    value: 'DIR',
+    help: "where the tools --scan finds run: each in a folder of its own under DIR, never its code's folder, which stays read-only in a sandbox (default $TWYLT_WORKSPACES_DIR, else $XDG_STATE_HOME/twylt/workspaces, ~/.local/state/twylt/workspaces without it)",
+  },
   timeout: {
     type: 'string',
     value: 'MS',

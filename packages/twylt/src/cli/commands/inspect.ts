@@ -6,7 +6,7 @@ import { splitArgv } from '../../toolset/args.js';
 import { ConfigError, collectEntries } from '../../toolset/config.js';
 import { ToolsetError, describeToolset, type DescribedTool } from '../../toolset/describe.js';
 import { DEFAULT_TIMEOUT_MS } from '../../client/process.js';
-import { scanForServing } from '../../toolset/catalog/index.js';
+import { defaultWorkspacesDir, scanForServing } from '../../toolset/catalog/index.js';
 import { availableParallelism } from 'node:os';
 import { CLI_EXIT, UsageError, parseOptions, type Command } from '../command.js';
 import { INTERRUPT_SIGNALS, interruptible } from '../interrupt.js';
@@ -108,7 +108,12 @@ export const command: Command = {
       const sandbox = await sandboxForEntries(sandboxFromFlags(values, io.cwd), listed);
       const scanned = await scanForServing(
         scans.map((dir) => resolve(io.cwd, dir)),
-        { timeoutMs: defaults.describeTimeoutMs ?? timeoutMs, jobs: availableParallelism(), sandbox },
+        {
+          timeoutMs: defaults.describeTimeoutMs ?? timeoutMs,
+          jobs: availableParallelism(),
+          sandbox,
+          workspacesDir: values.workspaces === undefined ? defaultWorkspacesDir(io.env) : resolve(io.cwd, values.workspaces),
+        },
         (line) => {
           scanLeftOut.push(line.replace(/^left out /, ''));
           say(`--scan: ${line}`);

@@ -5,6 +5,8 @@ import { stat } from 'node:fs/promises';
 import { DEFAULT_TIMEOUT_MS } from '../../client/process.js';
 import { ConfigError } from '../../toolset/config.js';
 import { ENVS_DIR_ENV, defaultEnvsDir } from '../../toolset/catalog/install.js';
+import { commandPath } from '../../toolset/catalog/outside.js';
+import { WORKSPACES_DIR_ENV, defaultWorkspacesDir } from '../../toolset/catalog/workspaces.js';
 import { namesKept, writeCatalog } from '../../toolset/catalog/catalog.js';
 import { scanTools, type ScannedTool } from '../../toolset/catalog/scan.js';
 import { CLI_EXIT, UsageError, parseOptions, type Command } from '../command.js';
@@ -18,7 +20,8 @@ const HELP = `twylt scan: find the TWYLT tools in folders and write a catalog to
 Usage:
   twylt scan DIR... [--json] [--write FILE] [--install] [--glob G]... [--exclude G]...
                     [--timeout MS] [--jobs N] [--prefix DIR=PREFIX]... [--envs DIR]
-                    [--python CMD] [--node CMD] [--allow-install-scripts] [--sandbox...]
+                    [--workspaces DIR] [--python CMD] [--node CMD] [--allow-install-scripts]
+                    [--sandbox...]
 
 A scan EXECUTES CODE FROM THE FOLDERS: every entry point it finds is started to describe
 itself. Scan only folders whose code you would run.
@@ -30,6 +33,9 @@ path leaves the pack); elsewhere, in each folder, a run.py launcher beside a too
 else the first of tool.py, tool.ts, tool.mts, tool.js, tool.mjs; and files that --glob
 names. Hidden folders, node_modules, __pycache__ and test folders are never entered
 unless a --glob names them; nothing else is ever run.
+
+Each tool runs in a workspace of its own (--workspaces), by the absolute path of its entry
+file: its code's folder is never where it runs, and stays read-only with --sandbox.
 
 Each tool is reported as ok, needs_install (it describes with empty schemas and declares
 requirements, or its pack has a requirements.txt: its dependencies are missing) or
@@ -49,10 +55,13 @@ Options:
                      shows the command that would run. Requirements are data: a line or
                      name an installer would read as an option is refused on its tool's
                      row. npm runs no install scripts (--ignore-scripts); pip may still
-                     run the build code of a package that ships no wheel. With --sandbox
-                     each install runs sandboxed too: it writes only its environment,
-                     reads the pack and the local indexes pip's configuration names, and
-                     reaches only the registries pip's and npm's configuration names
+                     run the build code of a package that ships no wheel. pip runs on
+                     the interpreter --python names, resolved to its executable (a pyenv
+                     shim is looked through), isolated (-I), in its staging folder. With
+                     --sandbox each install runs sandboxed too: it writes only its
+                     staging folder, reads the pack and the local indexes pip's
+                     configuration names, and reaches only the registries pip's and
+                     npm's configuration names
   --allow-install-scripts
                      let npm run the preinstall/install/postinstall scripts of the
                      packages it installs
@@ -63,6 +72,10 @@ Options:
   --prefix DIR=P     serve the tools found under DIR as P + their name; repeatable
   --envs DIR         the environment cache (default $${ENVS_DIR_ENV}, else
                      \${XDG_CACHE_HOME:-~/.cache}/twylt/envs)
+  --workspaces DIR   where the tools run, each in DIR/<folder>-<hash of its path>, made
+                     when it is first described; the catalog names it (default
+                     $${WORKSPACES_DIR_ENV}, else
+                     \${XDG_STATE_HOME:-~/.local/state}/twylt/workspaces)
   --python CMD       the interpreter of Python tools (default python3)
   --node CMD         the Node of JavaScript and TypeScript tools (default node); the
                      catalog names the runtime as given here, so it keeps working after
@@ -95,6 +108,7 @@ export const command: Command = {
         jobs: { type: 'string' },
         prefix: { type: 'string', multiple: true },
         envs: { type: 'string' },
+        workspaces: { type: 'string' },
         python: { type: 'string' },
         node: { type: 'string' },
         ...SANDBOX_OPTIONS,
@@ -127,8 +141,10 @@ export const command: Command = {
       install: values.install ?? false,
       allowInstallScripts: values['allow-install-scripts'] ?? false,
       envsDir: values.envs === undefined ? defaultEnvsDir(io.env) : resolve(io.cwd, values.envs),
-      python: values.python,
-      node: values.node,
+      workspacesDir: values.workspaces === undefined ? defaultWorkspacesDir(io.env) : resolve(io.cwd, values.workspaces),
+      // A relative path holds from the tool's workspace too.
+      python: values.python === undefined ? undefined : commandPath(values.python, io.cwd),
+      node: values.node === undefined ? undefined : commandPath(values.node, io.cwd),
       prefixes: (values.prefix ?? []).map((text) => parsePrefix(text, io.cwd)),
       names,
     };

@@ -15,6 +15,7 @@ export { fingerprint } from './fingerprint.js';
 export { ENVS_DIR_ENV, defaultEnvsDir, installEnv, planEnv, type EnvPlan } from './install.js';
 export { runCommand, nodeStripsTypes, TOOL_FILES, PYTHON_LAUNCHER } from './runtime.js';
 export { scanTools, type ScanOptions, type ScanStatus, type ScannedTool } from './scan.js';
+export { WORKSPACES_DIR_ENV, defaultWorkspacesDir, workspaceOf } from './workspaces.js';
 
 /**
  * What a consumer started with `--scan DIR` serves: the usable tools of a scan (installing

@@ -15,6 +15,7 @@ import { firstLine } from '../../client/errors.js';
 import { killTool, limitHit, spawnTool, type SpawnSandbox } from '../../client/spawn.js';
 import { isRecord } from '../../protocol/record.js';
 import type { Requirements } from '../../protocol/spec.js';
+import type { Interpreter } from './outside.js';
 import { planOwn } from './own-packages.js';
 
 /** The environment variable naming the cache of environments. */
@@ -44,9 +45,11 @@ export interface EnvPlan {
 
 export interface InstallContext {
   envsDir: string;
-  /** The interpreter of Python tools, and its "major.minor" (part of a pip environment's key). */
-  python: string;
-  pythonVersion: () => Promise<string>;
+  /**
+   * The interpreter of Python tools, resolved to the executable itself (outside.ts): pip
+   * runs on it, and its "major.minor" is part of a pip environment's key.
+   */
+  python: () => Promise<Interpreter>;
   /** Let npm run the install scripts (preinstall, install, postinstall) of the packages it installs. */
   allowInstallScripts?: boolean;
 }
@@ -69,16 +72,20 @@ export async function planEnv(requirements: unknown, context: InstallContext): P
   return undefined;
 }
 
-/** pip: `pip install --target DIR -- SPEC...` with the interpreter of the scan. */
+/**
+ * pip: `python -I -m pip install --target DIR -- SPEC...` with the interpreter of the scan,
+ * isolated (`-I`): nothing of its working directory or `PYTHON*` variables is imported.
+ */
 async function planPip(content: string, context: InstallContext): Promise<EnvPlan | Refused | undefined> {
   const specs = pipSpecs(content);
   if ('problem' in specs) return specs;
   if (specs.specs.length === 0) return undefined;
-  const dir = join(context.envsDir, `pip-${key(['pip', specs.specs, await context.pythonVersion()])}`);
+  const python = await context.python();
+  const dir = join(context.envsDir, `pip-${key(['pip', specs.specs, python.version])}`);
   return {
     installer: 'pip',
     dir,
-    command: [context.python, '-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '--target', dir, '--', ...specs.specs],
+    command: [python.executable, '-I', '-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '--target', dir, '--', ...specs.specs],
     env: { PYTHONPATH: dir },
   };
 }
@@ -176,7 +183,7 @@ export type InstallOutcome = { ok: true; reused: boolean } | { ok: false; reason
 /**
  * Where an install command runs: as the scan itself (the default), or in a sandbox
  * (sandboxed-install.ts) with the environment it gets there. `staging` is the folder the
- * command installs into.
+ * command installs into, and its working directory: the one folder it writes.
  */
 export type InstallPlace = (command: string[], staging: string) => Promise<{ command: string[]; sandbox?: SpawnSandbox; env: NodeJS.ProcessEnv }>;
 
@@ -194,7 +201,7 @@ export async function installEnv(plan: EnvPlan, envsDir: string, place: InstallP
     // Made here, not by the installer: a sandbox lets an install write only a folder that exists.
     await mkdir(staging);
     if (command.length > 0) {
-      const failure = await runInstaller(await place(command, staging));
+      const failure = await runInstaller(await place(command, staging), staging);
       if (failure) return { ok: false, reason: failure };
       if ((await readdir(staging)).length === 0) return { ok: false, reason: `${plan.command[0]} succeeded but left nothing in the environment folder` };
     }
@@ -226,10 +233,14 @@ async function linkPackages(staging: string, links: Record<string, string>): Pro
 /** At most this much of an installer's stderr is kept: the line that says why is near its end. */
 const MAX_STDERR = 1024 * 1024;
 
-/** Run pip or npm (in its sandbox, when it has one); undefined when it succeeded, else the line of its output that says why. */
-function runInstaller({ command, sandbox, env }: Awaited<ReturnType<InstallPlace>>): Promise<string | undefined> {
+/**
+ * Run pip or npm in `staging` (in its sandbox, when it has one: there, where a process runs
+ * is writable, so never the scan's own folder); undefined when it succeeded, else the line
+ * of its output that says why.
+ */
+function runInstaller({ command, sandbox, env }: Awaited<ReturnType<InstallPlace>>, staging: string): Promise<string | undefined> {
   return new Promise((done) => {
-    const child = spawnTool(command, { env, sandbox });
+    const child = spawnTool(command, { cwd: staging, env, sandbox });
     let stderr = '';
     child.stdin.end();
     child.stdout.resume();

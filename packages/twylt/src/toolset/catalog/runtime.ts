@@ -12,6 +12,7 @@ import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { basename, dirname, extname, join } from 'node:path';
 import { findTsx } from '../../bootstrap/typescript.js';
+import { NEUTRAL_CWD, commandPath } from './outside.js';
 
 /** A command, or why there is none and how to get one. */
 export type RunCommand = { command: string[] } | { problem: string };
@@ -35,11 +36,12 @@ export function nodeStripsTypes(): boolean {
   return typescript === 'strip' || typescript === 'transform';
 }
 
+/** The command that runs `file` (absolute), valid wherever it runs: a relative runtime path is made absolute. */
 export async function runCommand(file: string, options: RuntimeOptions = {}): Promise<RunCommand> {
-  const node = options.node ?? 'node';
+  const node = commandPath(options.node ?? 'node');
   switch (extname(file)) {
     case '.py':
-      return { command: [options.python ?? 'python3', file] };
+      return { command: [commandPath(options.python ?? 'python3'), file] };
     case '.js':
     case '.mjs':
     case '.cjs': {
@@ -72,7 +74,8 @@ function nodeFacts(node: string): Promise<NodeFacts> {
   if (!known) {
     known = new Promise((done) => {
       const code = 'const t = process.features.typescript; console.log(JSON.stringify([process.versions.node, t === "strip" || t === "transform"]))';
-      execFile(node, ['-e', code], { timeout: 30_000 }, (error, stdout) => {
+      // From `/`, not the scan's folder, which may be a pack (outside.ts).
+      execFile(node, ['-e', code], { cwd: NEUTRAL_CWD, timeout: 30_000 }, (error, stdout) => {
         try {
           if (error) throw error;
           const [version, stripsTypes] = JSON.parse(String(stdout)) as [string, boolean];

@@ -5,16 +5,17 @@
  * installer's configuration names (local indexes, a constraints file); it writes only its
  * staging folder (and a private /tmp and HOME); it reaches only the hosts that configuration
  * names (its registries) through the sandbox's filtering proxy. The operator's
- * `--sandbox-allow-*` flags apply on top. The configuration is read outside the sandbox and
- * handed in as variables: the user's home and config files stay out.
+ * `--sandbox-allow-*` flags apply on top. The configuration is read outside the sandbox,
+ * isolated from the scanned folders (outside.ts), and handed in as variables: the user's
+ * home and config files stay out.
  */
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { basename, dirname, isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PreparedSandbox } from '../sandbox/bwrap.js';
 import type { ResolvedSandboxPolicy } from '../sandbox/policy.js';
 import type { EnvPlan, InstallPlace } from './install.js';
+import { type Interpreter, outsideOutput } from './outside.js';
 
 type Installer = EnvPlan['installer'];
 
@@ -34,15 +35,16 @@ const PYPI_HOSTS = ['pypi.org', 'files.pythonhosted.org'];
 /** The sandboxes of a scan's installs: one per installer, prepared at its first install, with the scan's policy widened by the installer's configuration. */
 export class InstallSandboxes {
   readonly #policy: ResolvedSandboxPolicy;
-  readonly #python: string;
+  readonly #python: () => Promise<Interpreter>;
   readonly #prepared = new Map<Installer, Promise<{ sandbox: PreparedSandbox; env: Record<string, string> }>>();
 
-  constructor(policy: ResolvedSandboxPolicy, python: string) {
+  /** `python`: the scan's interpreter, resolved (its pip's configuration is the one read). */
+  constructor(policy: ResolvedSandboxPolicy, python: () => Promise<Interpreter>) {
     this.#policy = policy;
     this.#python = python;
   }
 
-  /** Where an install of `installer` for the pack in `pack` runs: that folder readable, its staging folder writable. */
+  /** Where an install of `installer` for the pack in `pack` runs: that folder readable, its staging folder (its working directory) the one writable. */
   place(installer: Installer, pack: string): InstallPlace {
     return async (command, staging) => {
       const { sandbox, env } = await this.#prepare(installer);
@@ -60,7 +62,7 @@ export class InstallSandboxes {
     let prepared = this.#prepared.get(installer);
     if (!prepared) {
       prepared = (async () => {
-        const access = installer === 'pip' ? await pipAccess(this.#python) : await npmAccess();
+        const access = installer === 'pip' ? await pipAccess((await this.#python()).executable) : await npmAccess();
         const trust = trustAccess();
         const { prepareSandbox } = await import('../sandbox/bwrap.js');
         const policy = this.#policy;
@@ -86,10 +88,11 @@ function joinedTarget(command: string[], staging: string): string[] {
 /**
  * pip's configuration as `pip config list` merges it (its files and PIP_* variables), given
  * as PIP_* variables with its config files off (PIP_CONFIG_FILE=/dev/null); the paths and
- * hosts its values name; PyPI unless `index-url` or `no-index` replace it.
+ * hosts its values name; PyPI unless `index-url` or `no-index` replace it. pip runs
+ * isolated (`-I`) from `/`: a `pip/__main__.py` where the scan was started is never imported.
  */
 export async function pipAccess(python: string): Promise<InstallerAccess> {
-  const listed = await output(python, ['-m', 'pip', 'config', 'list'], 'pip config list');
+  const listed = await output(python, ['-I', '-m', 'pip', 'config', 'list'], 'pip config list');
   const config = pipConfig(listed);
   const env: Record<string, string> = { PIP_NO_INPUT: '1', PIP_CONFIG_FILE: '/dev/null' };
   for (const [name, value] of config) env[`PIP_${name.toUpperCase().replace(/-/g, '_')}`] = value;
@@ -133,7 +136,7 @@ function trustAccess(env: NodeJS.ProcessEnv = process.env): Pick<InstallerAccess
 
 /** npm's registry (`npm config get registry`, asked from / so that no project's .npmrc chooses it), as npm_config_registry. */
 export async function npmAccess(): Promise<InstallerAccess> {
-  const registry = (await output('npm', ['config', 'get', 'registry'], 'npm config get registry', '/')).trim();
+  const registry = (await output('npm', ['config', 'get', 'registry'], 'npm config get registry')).trim();
   const { hosts } = named([registry]);
   return { env: { npm_config_registry: registry }, read: [], hosts };
 }
@@ -159,12 +162,7 @@ function named(values: readonly string[]): { read: string[]; hosts: string[] } {
   return { read, hosts };
 }
 
-/** The stdout of a command; throws its first line of stderr, naming what was asked. */
-function output(file: string, args: string[], what: string, cwd?: string): Promise<string> {
-  return new Promise((done, fail) => {
-    execFile(file, args, { cwd, timeout: 60_000, encoding: 'utf8' }, (error, stdout, stderr) => {
-      if (error) fail(new Error(`cannot read the installer's configuration (${what}): ${(stderr.trim().split('\n').at(-1) || error.message).trim()}`));
-      else done(stdout);
-    });
-  });
+/** The stdout of a command run from `/`; throws its last line of stderr, naming what was asked. */
+function output(file: string, args: string[], what: string): Promise<string> {
+  return outsideOutput(file, args, `cannot read the installer's configuration (${what})`);
 }

@@ -6,9 +6,8 @@
  * a tool is never silently shadowed. Shared by `twylt scan`, `twylt-mcp --scan` and
  * `twylt inspect --scan`.
  */
-import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { basename, delimiter, dirname, extname, relative } from 'node:path';
+import { delimiter, extname, relative } from 'node:path';
 import { firstLine } from '../../client/errors.js';
 import type { ToolSpec } from '../../client/types.js';
 import { isRecord } from '../../protocol/record.js';
@@ -18,8 +17,10 @@ import type { PreparedSandbox } from '../sandbox/bwrap.js';
 import { discoverTools, type DiscoverOptions, type FoundTool } from './discover.js';
 import { fingerprint } from './fingerprint.js';
 import { type EnvPlan, type InstallContext, defaultEnvsDir, envReady, installEnv, planEnv, planText } from './install.js';
+import { type Interpreter, resolvePython } from './outside.js';
 import { runCommand } from './runtime.js';
 import { InstallSandboxes } from './sandboxed-install.js';
+import { defaultWorkspacesDir, makeWorkspace, workspaceOf } from './workspaces.js';
 
 export type ScanStatus = 'ok' | 'needs_install' | 'failed';
 
@@ -29,8 +30,9 @@ export interface ScannedTool {
   name: string | null;
   version: string | null;
   status: ScanStatus;
-  /** The argv that runs it (relative to `cwd`); empty when no runtime could be found. */
+  /** The argv that runs it, its files by absolute paths; empty when no runtime could be found. */
   command: string[];
+  /** Where it runs: its workspace (workspaces.ts), never its code's folder. */
   cwd: string;
   category: string;
   /** Why it is not `ok`, in one line; empty when it is. */
@@ -67,11 +69,13 @@ export interface ScanOptions extends DiscoverOptions {
   allowInstallScripts?: boolean;
   /** Names given by hand (a catalog's `name`), by entry file: they win over the published ones. */
   names?: ReadonlyMap<string, string>;
+  /** The root of the tools' workspaces (default: defaultWorkspacesDir()). */
+  workspacesDir?: string;
   /** Put before the published names of the tools under a folder (absolute); the deepest folder wins. */
   prefixes?: readonly { dir: string; prefix: string }[];
   signal?: AbortSignal;
   /**
-   * Describe every tool in this sandbox (prepareSandbox), its folder as its workspace; with
+   * Describe every tool in this sandbox (prepareSandbox), in its own workspace; with
    * `install`, each install runs in a sandbox of its own too (sandboxed-install.ts).
    */
   sandbox?: PreparedSandbox;
@@ -109,16 +113,23 @@ export async function scanTools(dirs: readonly string[], options: ScanOptions): 
 
 type Judged = ScannedTool & { plan?: EnvPlan };
 
-/** Describe one tool (with `env` when given) and say what it is. */
+/** Describe one tool (with `env` when given), in its workspace, and say what it is. */
 async function judge(found: FoundTool, env: Record<string, string> | undefined, limiter: CallLimiter, options: ScanOptions, context: InstallContext): Promise<Judged> {
-  const cwd = dirname(found.source);
+  const workspaces = options.workspacesDir ?? defaultWorkspacesDir();
+  const cwd = workspaceOf(workspaces, found.source);
   const base: Judged = { name: found.listed?.name ?? null, version: null, description: found.listed?.description ?? null, status: 'failed', command: [], cwd, category: found.category, reason: '', requirements: null, source: found.source, inputs: found.inputs };
   if (found.pack) base.pack = { name: found.pack.name, ...(found.pack.version !== undefined ? { version: found.pack.version } : {}) };
   if (found.problem) return { ...base, reason: found.problem };
   const run = await runCommand(found.source, { python: options.python, node: options.node });
   if ('problem' in run) return { ...base, reason: run.problem };
-  const command = run.command.map((arg) => (arg === found.source ? basename(arg) : arg));
+  // The entry file by its absolute path: the tool runs in its workspace, not beside it.
+  const command = run.command;
   const entry = { command, cwd, env, timeoutMs: options.timeoutMs };
+  try {
+    await makeWorkspace(workspaces, cwd);
+  } catch (error) {
+    return { ...base, command, env, reason: `cannot make its workspace: ${firstLine((error as Error).message)}` };
+  }
   let spec: ToolSpec;
   try {
     spec = await limiter.run(() => createRunner(entry, { sandbox: options.sandbox }).spec({ signal: options.signal, timeoutMs: options.timeoutMs }), options.signal);
@@ -192,16 +203,12 @@ function markDuplicates(tools: ScannedTool[]): ScannedTool[] {
   });
 }
 
+/** The interpreter is resolved once, when an install is first planned (outside.ts). */
 function installContext(options: ScanOptions): InstallContext {
-  const python = options.python ?? 'python3';
-  let version: Promise<string> | undefined;
+  let python: Promise<Interpreter> | undefined;
   return {
     envsDir: options.envsDir ?? defaultEnvsDir(),
-    python,
+    python: () => (python ??= resolvePython(options.python ?? 'python3')),
     allowInstallScripts: options.allowInstallScripts ?? false,
-    pythonVersion: () =>
-      (version ??= new Promise((done) => {
-        execFile(python, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])'], (error, stdout) => done(error ? 'unknown' : String(stdout).trim()));
-      })),
   };
 }
