@@ -2,7 +2,7 @@
  * A hostile tool against the sandbox driver itself (issue 34, ADR 0032): the environment of
  * every process it can see, the capabilities it keeps, remounts, nested user namespaces, its
  * cgroup, the size of /tmp, /etc/npmrc; and allowed hosts reached from the runtimes people
- * write tools in. Each row runs as root and as nobody (setpriv), the consumer a real Node.js
+ * write tools in. Each row runs as root and as an unprivileged user (setpriv), the consumer a real Node.js
  * process on the built client (tests/fixtures/sandbox/driver-consumer.mjs); each asserts why
  * an attempt fails (the errno), not only that it did.
  */
@@ -24,10 +24,14 @@ const TOOL = [process.execPath, join(FIXTURES, 'hostile-driver.mjs')];
 /** The consumer's secrets: none may be seen inside. */
 const SECRETS = { AWS_SECRET_ACCESS_KEY: 'aws-planted-secret-34', TWYLT_MCP_TOKEN: 'bridge-planted-token-34' };
 const NPMRC_TOKEN = '//registry.npmjs.org/:_authToken=npm-planted-token-34';
-/** The system's Python: nobody can run it too (pyenv's lives under /root). */
+/** The system's Python: the unprivileged user can run it too (pyenv's lives under /root). */
 const SYSTEM_PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : undefined;
 const NO_PYTHON = 'no /usr/bin/python3 here: the ctypes attempts (mount, unshare) need it';
-const AS_NOBODY = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--'];
+/**
+ * An unprivileged user of its own, not nobody: RLIMIT_NPROC counts every process of a user,
+ * and tests/sandbox/fallback.test.ts limits nobody's to 64 while this file runs beside it.
+ */
+const AS_USER = ['setpriv', '--reuid=60034', '--regid=60034', '--clear-groups', '--'];
 /** The consumer where it cannot make a cgroup (root): limits are rlimits. */
 const WITHOUT_CGROUPS = ['bwrap', '--dev-bind', '/', '/', '--ro-bind', '/sys/fs/cgroup', '/sys/fs/cgroup', '--die-with-parent', '--'];
 
@@ -42,25 +46,25 @@ const planted = join(scratch, 'npmrc');
 let web: Server;
 let webPort = 0;
 
-function nobodyReason(): string | undefined {
+function userReason(): string | undefined {
   if (SANDBOX_SKIP_REASON) return SANDBOX_SKIP_REASON;
-  if (process.getuid?.() !== 0) return 'dropping to nobody needs root, and this is not root';
-  const probe = spawnSync(AS_NOBODY[0]!, [...AS_NOBODY.slice(1), 'bwrap', '--ro-bind', '/', '/', '--unshare-all', '--', 'true']);
+  if (process.getuid?.() !== 0) return 'dropping to another user needs root, and this is not root';
+  const probe = spawnSync(AS_USER[0]!, [...AS_USER.slice(1), 'bwrap', '--ro-bind', '/', '/', '--unshare-all', '--', 'true']);
   if (probe.error) return `setpriv (util-linux) cannot run: ${probe.error.message}`;
-  if (probe.status !== 0) return `bubblewrap cannot make a sandbox as nobody here: ${probe.stderr.toString().trim()}`;
-  const node = spawnSync(AS_NOBODY[0]!, [...AS_NOBODY.slice(1), process.execPath, '-e', `require('node:fs').readFileSync(${JSON.stringify(CONSUMER)})`]);
-  if (node.status !== 0) return `nobody cannot run ${process.execPath} on the fixtures: ${node.stderr.toString().trim()}`;
+  if (probe.status !== 0) return `bubblewrap cannot make a sandbox as uid 60034 here: ${probe.stderr.toString().trim()}`;
+  const node = spawnSync(AS_USER[0]!, [...AS_USER.slice(1), process.execPath, '-e', `require('node:fs').readFileSync(${JSON.stringify(CONSUMER)})`]);
+  if (node.status !== 0) return `uid 60034 cannot run ${process.execPath} on the fixtures: ${node.stderr.toString().trim()}`;
   return undefined;
 }
 
 /** Each user the consumer runs as: the wrapper in front of it, or why not. */
 const USERS = {
   root: { wrapper: [] as string[], skip: SANDBOX_SKIP_REASON ?? (process.getuid?.() !== 0 ? 'this is not root' : undefined) },
-  nobody: { wrapper: AS_NOBODY, skip: nobodyReason() },
+  'an unprivileged user (uid 60034)': { wrapper: AS_USER, skip: userReason() },
 };
 
 beforeAll(async () => {
-  // Readable by nobody: the consumer's files, the planted module and /etc/npmrc; the workspace writable.
+  // Readable by the unprivileged user: the consumer's files, the planted module and /etc/npmrc; the workspace writable.
   chmodSync(scratch, 0o755);
   mkdirSync(home);
   mkdirSync(workspace);
@@ -230,10 +234,19 @@ for (const [user, { wrapper, skip }] of Object.entries(USERS)) {
     it.skipIf(user !== 'root')(`the start-up probe refuses a bwrap that leaves the tool capabilities (item 1)${user !== 'root' ? ' (skipped: bwrap run by another user drops them itself)' : ''}`, async () => {
       // A bwrap that ignores --cap-drop ALL, as bwrap run by root did without it.
       const careless = join(scratch, 'careless-bwrap.cjs');
-      writeFileSync(
-        careless,
-        `#!${process.execPath}\nconst { spawnSync } = require('node:child_process');\nconst args = process.argv.slice(2);\nconst at = args.indexOf('--cap-drop');\nif (at !== -1) args.splice(at, 2);\nprocess.exit(spawnSync('/usr/bin/bwrap', args, { stdio: 'inherit' }).status ?? 1);\n`,
-      );
+      const script = [
+        `#!${process.execPath}`,
+        "const { spawnSync } = require('node:child_process');",
+        "const { readFileSync } = require('node:fs');",
+        'const args = process.argv.slice(2);',
+        // Its options inline: those it was given on fd 3 (--args), once the consumer wrote them.
+        "const from = args.indexOf('--args');",
+        "if (from !== -1) args.splice(from, 2, ...readFileSync(3, 'latin1').split('\\0').slice(0, -1));",
+        "const drop = args.indexOf('--cap-drop');",
+        'if (drop !== -1) args.splice(drop, 2);',
+        "process.exit(spawnSync('/usr/bin/bwrap', args, { stdio: 'inherit' }).status ?? 1);",
+      ];
+      writeFileSync(careless, `${script.join('\n')}\n`);
       chmodSync(careless, 0o755);
       const consumer = new Consumer({ wrapper, env: { TWYLT_SANDBOX_BWRAP: careless } });
       // No calls: a consumer that started ends at once.
@@ -297,7 +310,7 @@ for (const [user, { wrapper, skip }] of Object.entries(USERS)) {
       const node24 = runtimeBinary('node24');
       const bun = runtimeBinary('bun');
       const deno = runtimeBinary('deno');
-      const underRoot = (binary: string | undefined) => binary !== undefined && user === 'nobody' && realpathSync(binary).startsWith('/root/');
+      const underRoot = (binary: string | undefined) => binary !== undefined && user !== 'root' && realpathSync(binary).startsWith('/root/');
       const clients: Record<string, { command?: string[]; via: string; skip?: string; transport?: string }> = {
         'Node 24 fetch': { command: node24 ? [node24, fetchTool] : undefined, via: 'fetch', skip: node24 ? undefined : 'runtime node24 not installed (node scripts/runtimes.mjs install node24)' },
         'Node 24 node:http': { command: node24 ? [node24, fetchTool] : undefined, via: 'http', skip: node24 ? undefined : 'runtime node24 not installed' },
@@ -310,7 +323,7 @@ for (const [user, { wrapper, skip }] of Object.entries(USERS)) {
       };
       for (const [name, client] of Object.entries(clients)) {
         const binary = client.command?.[0];
-        const why = client.skip ?? (underRoot(binary) ? `${binary} is under /root (0700): nobody cannot run it` : undefined);
+        const why = client.skip ?? (underRoot(binary) ? `${binary} is under /root (0700): uid 60034 cannot run it` : undefined);
         it.skipIf(why !== undefined)(`${name}${why ? ` (skipped: ${why})` : ''}`, async () => {
           const url = `http://127.0.0.1:${webPort}/${client.via === 'curl' ? 'curl' : ''}`;
           const command = client.via === 'curl' ? [...client.command!, url] : client.command!;

@@ -139,8 +139,8 @@ class Driver {
   async probe(): Promise<void> {
     // Not `cat /proc/self/status`: a path on the command line is mounted as the tool's code.
     const status = evalCommand("process.stdout.write(process.getBuiltinModule('node:fs').readFileSync('/proc/self/status', 'utf8'))");
-    // The limits' cgroup was tried by findCgroupBase; the probe joins none.
-    const launcher = this.forTool({ policy: { memoryMb: 0, processes: 0 } });
+    // The consumer's own policy: a call's cgroup joined through bwrap's --args, /tmp sized, the rlimits.
+    const launcher = this.forTool({});
     // An empty folder of its own as the workspace.
     const cwd = mkdtempSync(join(tmpdir(), 'twylt-sandbox-probe-'));
     let run: { failure?: string; status: string };
