@@ -231,7 +231,7 @@ print(json.dumps({"own": attempt(os.path.abspath(__file__)), "relative": attempt
 }
 
 describe.skipIf(skip !== undefined)(`a scanned tool's code is read-only${skip ? `: skipped, ${skip}` : ''}`, () => {
-  it('scan --sandbox: the describe cannot write the tool file (EROFS); the catalog runs it in a workspace of its own, by an absolute path', async () => {
+  it('scan --sandbox: the describe cannot write the tool file (EROFS); the catalog runs it in a workspace of its own, by an absolute path, and its calls cannot write it', async () => {
     const pack = join(dir, 'self-scan');
     const file = selfWriter(join(pack, 'writer'));
     const before = readFileSync(file, 'utf8');
@@ -247,6 +247,15 @@ describe.skipIf(skip !== undefined)(`a scanned tool's code is read-only${skip ? 
     expect(row.command).toEqual([python, file]);
     const [entry] = (JSON.parse(readFileSync(catalog, 'utf8')) as { tools: { command: string[]; cwd: string }[] }).tools;
     expect(entry).toMatchObject({ command: [python, file], cwd: row.cwd });
+    // Served from the catalog in a sandbox: a call cannot write it either.
+    const bridge = await startBridge(['--config', catalog, '--sandbox'], { HOME: join(dir, 'home') });
+    try {
+      const result = await bridge.client.callTool({ name: 'self_writer', arguments: {} });
+      expect(result.structuredContent, bridge.stderr()).toEqual({ own: 'refused: EROFS', relative: 'written', cwd: row.cwd });
+      expect(readFileSync(file, 'utf8')).toBe(before);
+    } finally {
+      await bridge.close();
+    }
   });
 
   it('twylt-mcp --scan DIR --sandbox: a call cannot write the tool file (EROFS), the file is unchanged, a relative write lands in its workspace', async () => {
