@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_CONNECTIONS_PER_CALL, startProxy, type ProxyRefusal, type ResolvedAddress } from '../../packages/twylt/src/toolset/sandbox/proxy.js';
 import { bundleTool } from '../support/bundle-tool.js';
-import { bridgeCommand, startBridge, textOf, waitFor, type Bridge } from '../support/mcp.js';
+import { bridgeCommand, isRunning, startBridge, textOf, waitFor, type Bridge } from '../support/mcp.js';
 import { ROOT } from '../support/process.js';
 import { metricsUrl } from '../observe/support.js';
 import { SANDBOX_SKIP_REASON } from './support.js';
@@ -339,7 +339,10 @@ describe.skipIf(SANDBOX_SKIP_REASON !== undefined)(`end to end through twylt-mcp
           for (const name of ['plain', 'tunnels']) {
             const failed = await call(name, { action: 'connect', host: '127.0.0.1', port: echoPort });
             expect(failed.isError, failed.text).toBe(true);
-            expect(failed.text).toMatch(/EMFILE|cannot listen/);
+            expect(failed.text, failed.text).toMatch(/EMFILE|cannot listen/);
+            // Still there a moment later: the spawn's 'error' event was not left unhandled.
+            await new Promise((resolve) => setTimeout(resolve, 200));
+            expect(isRunning(bridge.pid), `the bridge exited:\n${bridge.stderr()}`).toBe(true);
           }
         } finally {
           setLimit(soft!);
