@@ -63,6 +63,7 @@ beforeAll(() => {
   file(join(outside, 'package.json'), '{}');
   link('../packages/b', join(repo, 'node_modules', 'b'));
   link(outside, join(repo, 'node_modules', 'c'));
+  link(outside, join(root, 'site'));
   mkdirSync(join(root, 'work'));
   mkdirSync(join(root, 'ho'));
   mkdirSync(join(root, 'home-other'));
@@ -79,12 +80,12 @@ function sees(mounts: Mount[], path: string): boolean {
   return mounts.some((mount) => mount.kind !== 'symlink' && (path === mount.path || path.startsWith(mount.path + sep)));
 }
 
-function mountsOf(command: string[], options: { cwd?: string; allowRead?: string[]; path?: string } = {}): Mount[] {
+function mountsOf(command: string[], options: { cwd?: string; allowRead?: string[]; path?: string; pythonPath?: string } = {}): Mount[] {
   return toolMounts({
     command,
     cwd: options.cwd ?? join(root, 'work'),
     workspaces: [],
-    env: { PATH: options.path ?? '/usr/bin:/bin' },
+    env: { PATH: options.path ?? '/usr/bin:/bin', PYTHONPATH: options.pythonPath },
     allowRead: options.allowRead ?? [],
     allowWrite: [],
   });
@@ -106,6 +107,7 @@ describe('toolMounts: a path the tool chooses reaches only what is allowed', () 
     ['a script with #!~/.ssh/id_ed25519: ~/.ssh not mounted', () => mountsOf(['./bin/keyed'], { cwd: pack }), key, false],
     ['a script with #!~/.local/bin/x: ~/.local not mounted', () => mountsOf(['./bin/localed'], { cwd: pack }), join(local, 'bin', 'x'), false],
     ["the consumer's PATH lookup stays trusted: x found in ~/.local/bin mounts its prefix", () => mountsOf(['x'], { path: join(local, 'bin') }), join(local, 'bin', 'x'), true],
+    ["the entry's PYTHONPATH is the consumer's choice: a linked entry mounts its target", () => mountsOf(['python3', join(pack, 'tool.js')], { pythonPath: join(root, 'site') }), join(outside, 'package.json'), true],
   ];
   for (const [name, mounts, path, expected] of rows) {
     it(name, () => {
