@@ -55,6 +55,8 @@ beforeAll(() => {
   file(join(home, 'proj', 'package.json'), '{}');
   file(join(home, 'proj', 'tool.js'), '');
   link(join(home, '.ssh'), join(home, 'node_modules', 'z'));
+  // And a node_modules that is a link to ~/.ssh in a folder above HOME.
+  link(join(home, '.ssh'), join(root, 'node_modules'));
   // npm workspaces: /repo/node_modules/b -> ../packages/b, and one link out of the repository.
   file(join(repo, 'package.json'), '{"workspaces": ["packages/*"]}');
   file(join(repo, 'packages', 'a', 'package.json'), '{}');
@@ -97,7 +99,7 @@ describe('toolMounts: a path the tool chooses reaches only what is allowed', () 
     ['node_modules/@scope/y -> ~/.local: not mounted', () => mountsOf(['node', join(pack, 'tool.js')]), join(local, 'bin', 'x'), false],
     ['node_modules/ok -> ../lib/ok (inside the pack): mounted', () => mountsOf(['node', join(pack, 'tool.js')]), join(pack, 'lib', 'ok', 'index.js'), true],
     ['a node_modules that is itself a link to ~/.ssh: not mounted', () => mountsOf(['node', join(root, 'packs', 'modlink', 'tool.js')]), key, false],
-    ["HOME's own node_modules/z -> ~/.ssh, above a project in HOME: not mounted", () => mountsOf(['node', join(home, 'proj', 'tool.js')]), key, false],
+    ["HOME's own node_modules/z -> ~/.ssh, and a node_modules -> ~/.ssh above HOME, over a project in HOME: not mounted", () => mountsOf(['node', join(home, 'proj', 'tool.js')]), key, false],
     ['npm workspaces: /repo/node_modules/b -> ../packages/b: mounted', () => mountsOf(['node', join(repo, 'packages', 'a', 'tool.js')]), join(repo, 'packages', 'b', 'package.json'), true],
     ['a workspace link out of the repository: not mounted', () => mountsOf(['node', join(repo, 'packages', 'a', 'tool.js')]), join(outside, 'package.json'), false],
     ['a workspace link out of the repository, into a folder allowed to read: mounted', () => mountsOf(['node', join(repo, 'packages', 'a', 'tool.js')], { allowRead: [outside] }), join(outside, 'package.json'), true],

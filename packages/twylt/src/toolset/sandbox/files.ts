@@ -139,7 +139,7 @@ export function toolMounts(files: ToolFiles): Mount[] {
       // A node_modules that is itself a link is followed as its links are.
       const holder = exposes(dir, home) ? undefined : dir;
       const reachable = (target: string) => !exposes(target, home) && (allowed(target) || (holder !== undefined && isInside(target, holder)));
-      if (modules && !read.has(modules) && (isInside(modules, dir) || reachable(modules))) {
+      if (modules && !read.has(modules) && (modules === join(dir, 'node_modules') || reachable(modules))) {
         read.add(modules);
         for (const target of linkedPackages(modules)) if (reachable(target)) read.add(target);
       }
