@@ -55,6 +55,8 @@ beforeAll(() => {
   file(join(home, 'proj', 'package.json'), '{}');
   file(join(home, 'proj', 'tool.js'), '');
   link(join(home, '.ssh'), join(home, 'node_modules', 'z'));
+  // And a node_modules that is a link to ~/.ssh in a folder above HOME.
+  link(join(home, '.ssh'), join(root, 'node_modules'));
   // npm workspaces: /repo/node_modules/b -> ../packages/b, and one link out of the repository.
   file(join(repo, 'package.json'), '{"workspaces": ["packages/*"]}');
   file(join(repo, 'packages', 'a', 'package.json'), '{}');
@@ -63,6 +65,7 @@ beforeAll(() => {
   file(join(outside, 'package.json'), '{}');
   link('../packages/b', join(repo, 'node_modules', 'b'));
   link(outside, join(repo, 'node_modules', 'c'));
+  link(outside, join(root, 'site'));
   mkdirSync(join(root, 'work'));
   mkdirSync(join(root, 'ho'));
   mkdirSync(join(root, 'home-other'));
@@ -79,12 +82,12 @@ function sees(mounts: Mount[], path: string): boolean {
   return mounts.some((mount) => mount.kind !== 'symlink' && (path === mount.path || path.startsWith(mount.path + sep)));
 }
 
-function mountsOf(command: string[], options: { cwd?: string; allowRead?: string[]; path?: string } = {}): Mount[] {
+function mountsOf(command: string[], options: { cwd?: string; allowRead?: string[]; path?: string; pythonPath?: string } = {}): Mount[] {
   return toolMounts({
     command,
     cwd: options.cwd ?? join(root, 'work'),
     workspaces: [],
-    env: { PATH: options.path ?? '/usr/bin:/bin' },
+    env: { PATH: options.path ?? '/usr/bin:/bin', PYTHONPATH: options.pythonPath },
     allowRead: options.allowRead ?? [],
     allowWrite: [],
   });
@@ -96,7 +99,7 @@ describe('toolMounts: a path the tool chooses reaches only what is allowed', () 
     ['node_modules/@scope/y -> ~/.local: not mounted', () => mountsOf(['node', join(pack, 'tool.js')]), join(local, 'bin', 'x'), false],
     ['node_modules/ok -> ../lib/ok (inside the pack): mounted', () => mountsOf(['node', join(pack, 'tool.js')]), join(pack, 'lib', 'ok', 'index.js'), true],
     ['a node_modules that is itself a link to ~/.ssh: not mounted', () => mountsOf(['node', join(root, 'packs', 'modlink', 'tool.js')]), key, false],
-    ["HOME's own node_modules/z -> ~/.ssh, above a project in HOME: not mounted", () => mountsOf(['node', join(home, 'proj', 'tool.js')]), key, false],
+    ["HOME's own node_modules/z -> ~/.ssh, and a node_modules -> ~/.ssh above HOME, over a project in HOME: not mounted", () => mountsOf(['node', join(home, 'proj', 'tool.js')]), key, false],
     ['npm workspaces: /repo/node_modules/b -> ../packages/b: mounted', () => mountsOf(['node', join(repo, 'packages', 'a', 'tool.js')]), join(repo, 'packages', 'b', 'package.json'), true],
     ['a workspace link out of the repository: not mounted', () => mountsOf(['node', join(repo, 'packages', 'a', 'tool.js')]), join(outside, 'package.json'), false],
     ['a workspace link out of the repository, into a folder allowed to read: mounted', () => mountsOf(['node', join(repo, 'packages', 'a', 'tool.js')], { allowRead: [outside] }), join(outside, 'package.json'), true],
@@ -106,6 +109,7 @@ describe('toolMounts: a path the tool chooses reaches only what is allowed', () 
     ['a script with #!~/.ssh/id_ed25519: ~/.ssh not mounted', () => mountsOf(['./bin/keyed'], { cwd: pack }), key, false],
     ['a script with #!~/.local/bin/x: ~/.local not mounted', () => mountsOf(['./bin/localed'], { cwd: pack }), join(local, 'bin', 'x'), false],
     ["the consumer's PATH lookup stays trusted: x found in ~/.local/bin mounts its prefix", () => mountsOf(['x'], { path: join(local, 'bin') }), join(local, 'bin', 'x'), true],
+    ["the entry's PYTHONPATH is the consumer's choice: a linked entry mounts its target", () => mountsOf(['python3', join(pack, 'tool.js')], { pythonPath: join(root, 'site') }), join(outside, 'package.json'), true],
   ];
   for (const [name, mounts, path, expected] of rows) {
     it(name, () => {

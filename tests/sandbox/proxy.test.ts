@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_CONNECTIONS_PER_CALL, startProxy, type ProxyRefusal, type ResolvedAddress } from '../../packages/twylt/src/toolset/sandbox/proxy.js';
 import { bundleTool } from '../support/bundle-tool.js';
-import { bridgeCommand, startBridge, textOf, waitFor, type Bridge } from '../support/mcp.js';
+import { bridgeCommand, isRunning, startBridge, textOf, waitFor, type Bridge } from '../support/mcp.js';
 import { ROOT } from '../support/process.js';
 import { metricsUrl } from '../observe/support.js';
 import { SANDBOX_SKIP_REASON } from './support.js';
@@ -287,7 +287,7 @@ describe.skipIf(SANDBOX_SKIP_REASON !== undefined)(`end to end through twylt-mcp
       const answer = async (name: string, args: Record<string, unknown>) => {
         const { isError, text } = await call(name, args);
         expect(isError, text).toBe(false);
-        return JSON.parse(text) as { statuses: Record<string, number>; message: string };
+        return JSON.parse(text) as { statuses: Record<string, number>; message: string; errors: string[] };
       };
       const fds = () => readdirSync(`/proc/${bridge.pid}/fd`).length;
 
@@ -297,10 +297,10 @@ describe.skipIf(SANDBOX_SKIP_REASON !== undefined)(`end to end through twylt-mcp
         const greedy = answer('tunnels', { action: 'open', host: '127.0.0.1', port: echoPort, count: MAX_CONNECTIONS_PER_CALL + 36, release });
         await waitFor(() => upstream.size === MAX_CONNECTIONS_PER_CALL, `${MAX_CONNECTIONS_PER_CALL} tunnels at the server`, 60_000);
         // The consumer serves on: another call of the same tool, its own session.
-        expect(await answer('tunnels', { action: 'connect', host: '127.0.0.1', port: echoPort })).toEqual({ statuses: { 200: 1 }, message: 'hello through the tunnel' });
+        expect(await answer('tunnels', { action: 'connect', host: '127.0.0.1', port: echoPort })).toMatchObject({ statuses: { 200: 1 }, message: 'hello through the tunnel' });
         writeFileSync(release, '');
         const held = await greedy;
-        expect(held.statuses, held.message).toEqual({ 200: MAX_CONNECTIONS_PER_CALL, 429: 36 });
+        expect(held.statuses, JSON.stringify(held.errors)).toEqual({ 200: MAX_CONNECTIONS_PER_CALL, 429: 36 });
         expect(held.message).toContain(`this call has ${MAX_CONNECTIONS_PER_CALL} connections open through the proxy`);
         rmSync(release);
         await waitFor(() => upstream.size === 0, "the finished call's tunnels to close", 20_000);
@@ -311,7 +311,7 @@ describe.skipIf(SANDBOX_SKIP_REASON !== undefined)(`end to end through twylt-mcp
         const refused = await answer('tunnels', { action: 'connect', host: '127.0.0.1', port: otherPort });
         expect(refused.statuses).toEqual({ 403: 1 });
         expect(refused.message).toBe(`twylt sandbox: 127.0.0.1 resolves to 127.0.0.1, a loopback, link-local or private address, which a wildcard entry never reaches (allow the host itself)`);
-        expect(await answer('tunnels', { action: 'connect', host: '127.0.0.1', port: echoPort })).toEqual({ statuses: { 200: 1 }, message: 'hello through the tunnel' });
+        expect(await answer('tunnels', { action: 'connect', host: '127.0.0.1', port: echoPort })).toMatchObject({ statuses: { 200: 1 }, message: 'hello through the tunnel' });
       }, 120_000);
 
       it("a refused host is a line on the bridge's stderr with the tool and the host, and counted with the tool's label", async () => {
@@ -339,7 +339,10 @@ describe.skipIf(SANDBOX_SKIP_REASON !== undefined)(`end to end through twylt-mcp
           for (const name of ['plain', 'tunnels']) {
             const failed = await call(name, { action: 'connect', host: '127.0.0.1', port: echoPort });
             expect(failed.isError, failed.text).toBe(true);
-            expect(failed.text).toMatch(/EMFILE|cannot listen/);
+            expect(failed.text, failed.text).toMatch(/EMFILE|cannot listen/);
+            // Still there a moment later: the spawn's 'error' event was not left unhandled.
+            await new Promise((resolve) => setTimeout(resolve, 200));
+            expect(isRunning(bridge.pid), `the bridge exited:\n${bridge.stderr()}`).toBe(true);
           }
         } finally {
           setLimit(soft!);

@@ -98,13 +98,21 @@ export function toolMounts(files: ToolFiles): Mount[] {
   /** Already allowed: a system folder, or inside a mount chosen so far. */
   const allowed = (path: string) => isSystem(path) || [...read, ...write].some((root) => isInside(path, root));
 
-  // What the consumer chose: its PATH lookup (or an absolute path it wrote), the paths it allows, the workspace.
+  // What the consumer chose: its PATH lookup (or an absolute path it wrote), the tool's
+  // environment, the paths it allows, the workspace.
   const file = files.command[0]!;
   const executable = findExecutable(file, files.cwd, files.env.PATH);
   const chosenByTool = file.includes('/') && !isAbsolute(file);
   if (!chosenByTool) {
     for (const path of executableFiles(executable)) {
       if (!isSystem(path)) read.add(installPrefix(path, home));
+    }
+  }
+  // PYTHONPATH and NODE_PATH are the entry's (or an install's) environment, not the pack's files.
+  for (const name of ['PYTHONPATH', 'NODE_PATH']) {
+    for (const entry of (files.env[name] ?? '').split(delimiter)) {
+      const real = entry && isAbsolute(entry) ? safeRealpath(entry) : undefined;
+      if (real) read.add(codeRoot(real, home));
     }
   }
   for (const path of files.allowRead) read.add(checkedPath(path, home));
@@ -122,9 +130,6 @@ export function toolMounts(files: ToolFiles): Mount[] {
     const path = resolve(files.cwd, arg);
     addCode(path);
   }
-  for (const name of ['PYTHONPATH', 'NODE_PATH']) {
-    for (const entry of (files.env[name] ?? '').split(delimiter)) if (entry && isAbsolute(entry) && existsSync(entry)) addCode(entry);
-  }
   // Node.js resolves packages from every node_modules folder above the code, and follows
   // the links in them (npm workspaces, npm link) to where the packages really are.
   for (const root of [...read]) {
@@ -133,7 +138,7 @@ export function toolMounts(files: ToolFiles): Mount[] {
       // A node_modules that is itself a link is followed as its links are.
       const holder = exposes(dir, home) ? undefined : dir;
       const reachable = (target: string) => !exposes(target, home) && (allowed(target) || (holder !== undefined && isInside(target, holder)));
-      if (modules && !read.has(modules) && (isInside(modules, dir) || reachable(modules))) {
+      if (modules && !read.has(modules) && (modules === join(dir, 'node_modules') || reachable(modules))) {
         read.add(modules);
         for (const target of linkedPackages(modules)) if (reachable(target)) read.add(target);
       }

@@ -229,7 +229,7 @@ function openSession(socket: string, shared: Settings, call: SessionOptions, clo
   let connections = 0;
   const server = createServer((client) => {
     if (connections >= settings.maxConnections) {
-      // Answered at once, without reading: a refused connection holds nothing for long.
+      // Answered at once, without waiting for its request: a refused connection holds nothing for long.
       const message = `twylt sandbox: this call has ${settings.maxConnections} connections open through the proxy, the most one call may have; close one first`;
       settings.onRefusal({ message });
       client.on('error', () => client.destroy());
@@ -345,10 +345,14 @@ function tunnel(
 ): void {
   const upstream = connect({ host: address, port: destination.port });
   opened(upstream);
+  let connected = false;
   upstream.on('error', () => {
-    if (!client.destroyed) answer(client, 502, `cannot reach ${destination.host}:${destination.port}`);
+    // Before the tunnel: an answer; within it: the end of it.
+    if (connected) client.destroy();
+    else if (!client.destroyed) answer(client, 502, `cannot reach ${destination.host}:${destination.port}`);
   });
   upstream.on('connect', () => {
+    connected = true;
     if (request.method === 'CONNECT') client.write('HTTP/1.1 200 Connection established\r\n\r\n');
     else upstream.write(`${request.method} ${destination.path} ${request.version}\r\n${request.headers.join('\r\n')}\r\n\r\n`);
     if (request.rest.length > 0) upstream.write(request.rest);
@@ -373,8 +377,19 @@ function parseTarget(method: string, target: string): { host: string; port: numb
   }
 }
 
+/** How long a refused connection may stay open after its answer, for the tool to read it. */
+const ANSWER_GRACE_MS = 1000;
+
 function answer(client: Socket, status: number, message: string): void {
   const reason = { 400: 'Bad Request', 403: 'Forbidden', 429: 'Too Many Requests', 431: 'Request Header Fields Too Large', 502: 'Bad Gateway' }[status] ?? 'Error';
-  // Closed once written, whether or not the tool closes its end.
-  client.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(message)}\r\nConnection: close\r\n\r\n${message}`, () => client.destroy());
+  // Whatever else the tool sends is read and dropped: a socket closed with unread bytes is
+  // reset, and the tool would see that instead of the answer.
+  client.removeAllListeners('data');
+  client.on('data', () => {});
+  client.resume();
+  client.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(message)}\r\nConnection: close\r\n\r\n${message}`);
+  // Closed when the tool closes its end, or shortly after the answer whatever it does.
+  const timer = setTimeout(() => client.destroy(), ANSWER_GRACE_MS);
+  timer.unref();
+  client.once('close', () => clearTimeout(timer));
 }
