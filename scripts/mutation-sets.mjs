@@ -5,7 +5,7 @@
 export const MUTATION_SETS = {
   oauth: {
     mutate: ['packages/twylt/src/server/oauth/*.ts', '!packages/twylt/src/server/oauth/index.ts'],
-    tests: ['tests/server/oauth.test.ts'],
+    tests: ['tests/server/oauth.test.ts', 'tests/server/oauth-rules.test.ts'],
   },
   access: {
     mutate: ['packages/twylt/src/server/access.ts'],
