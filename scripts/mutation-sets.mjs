@@ -9,7 +9,7 @@ export const MUTATION_SETS = {
   },
   access: {
     mutate: ['packages/twylt/src/server/access.ts'],
-    tests: ['tests/server/access.test.ts', 'tests/server/oauth.test.ts'],
+    tests: ['tests/server/access.test.ts', 'tests/server/access-rules.test.ts', 'tests/server/oauth.test.ts'],
   },
   observe: {
     mutate: ['packages/twylt/src/observe/registry.ts'],
