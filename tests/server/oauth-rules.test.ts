@@ -78,7 +78,7 @@ describe('discovering the issuer', () => {
   it('tries each well-known URL in turn, asking for JSON, and says what each answered', async () => {
     const issuer = `${origin}/realms/a`;
     const [oauth, inserted, appended] = issuerMetadataUrls(issuer).map((url) => new URL(url).pathname);
-    routes.set(oauth!, { status: 404 });
+    routes.set(oauth!, { status: 304 }); // no body at all: nothing to cancel
     routes.set(inserted!, { raw: 'not json' });
     routes.set(appended!, { status: 302, location: `${origin}/elsewhere` });
     const error = await failure(discoverIssuer(issuer, 5000));
@@ -86,7 +86,7 @@ describe('discovering the issuer', () => {
     expect(error.name).toBe('OAuthSetupError');
     const lines = error.message.split('\n');
     expect(lines[0]).toBe(`cannot discover the authorization server ${issuer}:`);
-    expect(lines[1]).toBe(`  ${origin}${oauth}: HTTP 404`);
+    expect(lines[1]).toBe(`  ${origin}${oauth}: HTTP 304`);
     expect(lines[2]).toBe(`  ${origin}${inserted}: not JSON`);
     // Redirects are refused (redirect: 'error'), and the cause is named.
     expect(lines[3]).toMatch(new RegExp(`^  ${origin}${appended}: .*redirect`, 'i'));
@@ -162,6 +162,13 @@ describe('introspection', () => {
     expect(Object.fromEntries(new URLSearchParams(request.body))).toEqual({ token: 'the-token', token_type_hint: 'access_token' });
   });
 
+  it('an answer without a body (304): an IntrospectionError with the status', async () => {
+    routes.set('/introspect', { status: 304 });
+    const error = (await failure(introspect('t', client(), 5000))) as IntrospectionError;
+    expect(error).toBeInstanceOf(IntrospectionError);
+    expect([error.status, error.message]).toEqual([304, `introspection at ${origin}/introspect answered HTTP 304`]);
+  });
+
   it('an HTTP error: an IntrospectionError with the status', async () => {
     routes.set('/introspect', { status: 401, json: { error: 'invalid_client' } });
     const error = (await failure(introspect('t', client(), 5000))) as IntrospectionError;
@@ -216,12 +223,14 @@ describe('the introspection cache', () => {
 
   it(`holds ${MAX_CACHED_ANSWERS} answers at most: the stale ones go first, else the oldest`, () => {
     const cache = new IntrospectionCache(1000);
-    cache.set('short', answer, 10, 0);
-    for (let i = 1; i < MAX_CACHED_ANSWERS; i++) cache.set(`t${i}`, answer, undefined, 0);
+    cache.set('t1', answer, undefined, 0);
+    cache.set('short', answer, 20, 0);
+    for (let i = 2; i < MAX_CACHED_ANSWERS; i++) cache.set(`t${i}`, answer, undefined, 0);
     expect(cache.size).toBe(MAX_CACHED_ANSWERS);
-    cache.set('next', answer, undefined, 20); // `short` is stale at 20: it goes, nothing else
+    cache.set('next', answer, undefined, 20); // `short` is stale at 20 (until, not through): it goes, nothing else
     expect(cache.size).toBe(MAX_CACHED_ANSWERS);
     expect(cache.get('t1', 20)).toBe(answer);
+    expect(cache.get('short', 0)).toBeUndefined();
     expect(cache.get('next', 20)).toBe(answer);
     cache.set('last', answer, undefined, 20); // none stale: the oldest (t1) goes
     expect(cache.size).toBe(MAX_CACHED_ANSWERS);
@@ -299,7 +308,9 @@ describe('a resource server', () => {
       ['an HMAC algorithm (ERR_JOSE_ALG_NOT_ALLOWED)', hmac, /"alg" \(Algorithm\) Header Parameter value not allowed/],
       ['an unknown key id (ERR_JWKS_NO_MATCHING_KEY)', await jwt('ES256', {}, { kid: 'stranger' }), /no applicable key found in the JSON Web Key Set/],
       ['an unknown critical header (ERR_JOSE_NOT_SUPPORTED)', signedByHand({ alg: 'ES256', kid: 'ES256', crit: ['x-new'], 'x-new': 1 }), /Extension Header Parameter "x-new" is not recognized/],
-      ['a malformed JWS (ERR_JWS_INVALID)', 'eyJhbGciOiJFUzI1NiJ9.e30.', /JWS|signature/i],
+      ['a JWS without an algorithm (ERR_JWS_INVALID)', 'e30.e30.c2ln', /"alg" \(Algorithm\) Header Parameter missing or invalid/],
+      ['a JWS whose header is not JSON (ERR_JWS_INVALID)', 'aaaa.e30.c2ln', /JWS Protected Header is invalid/],
+      ['a JWS with an empty signature', 'eyJhbGciOiJFUzI1NiIsImtpZCI6IkVTMjU2In0.e30.', /signature/i],
     ];
     for (const [what, token, reason] of cases) {
       const { denial } = await server.authenticate(bearer(token));
@@ -349,6 +360,7 @@ describe('a resource server', () => {
       'Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", error="insufficient_scope", scope="mcp admin tools:c"',
     );
     expect((await server.authenticate(bearer(await jwt('ES256', { scope: 'admin mcp' })))).denial).toBeUndefined();
+    expect((await server.authenticate(bearer(await jwt('ES256', { scope: 'other' })))).denial?.reason).toBe('the token lacks the scope mcp admin');
   });
 
   it('a challenge quotes safely: quotes and backslashes become \', anything but printable ASCII ?', async () => {
@@ -364,6 +376,18 @@ describe('a resource server', () => {
     const scope = /scope="([^"]*)"/.exec((await server.authenticate(request())).denial!.challenge!)![1]!;
     expect(scope).toBe(`mcp ${fill} y`);
     expect(scope.length).toBe(MAX_CHALLENGE_SCOPE_CHARS);
+    // The required words count with their spaces: one character more than fits is left out.
+    const over = 'o'.repeat(MAX_CHALLENGE_SCOPE_CHARS - 'r1 r2'.length); // "r1 r2 " + over is one too many
+    const capped = await createResourceServer({ issuer, resource, requiredScopes: ['r1', 'r2'], offeredScopes: () => [over] });
+    expect((await capped.authenticate(request())).denial!.challenge).toMatch(/, scope="r1 r2"$/);
+  });
+
+  it('fetches the keys once at the start, and not again for a known key within their age', async () => {
+    const fetches = () => seen.filter((entry) => entry.url === '/rs/certs').length;
+    const server = await createResourceServer({ issuer, resource });
+    const before = fetches();
+    for (let i = 0; i < 3; i++) expect((await server.authenticate(bearer(await jwt('ES384')))).caller?.sub).toBe('user-1');
+    expect(fetches()).toBe(before);
   });
 
   it('publishes its metadata (RFC 9728)', async () => {
@@ -453,6 +477,9 @@ describe('a resource server', () => {
   });
 
   it('stops the start when it cannot work: each reason, said plainly', async () => {
+    await expect(createResourceServer({ issuer: 'http://sso.example.com/realms/x', resource })).rejects.toThrow(
+      new RangeError('"http://sso.example.com/realms/x" must be an https URL (http only on a loopback address): tokens and keys must not travel in clear text'),
+    );
     await expect(createResourceServer({ issuer, resource, introspectJwtSeconds: 5 })).rejects.toThrow(
       new OAuthSetupError('introspecting JWTs needs an introspection endpoint (--auth-introspection)'),
     );
