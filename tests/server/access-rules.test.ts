@@ -43,6 +43,8 @@ describe('tokenOf', () => {
     ['a malformed cookie of ours counts as none (then the query)', { cookie: 'twylt_token=%E0%A4%A' }, '/?token=q', both, 'q'],
     ['the query, where the policy names it', {}, '/page?token=ghi', both, 'ghi'],
     ['a query the policy does not name', {}, '/page?token=ghi', {}, undefined],
+    ['a query named "undefined" the policy does not name', {}, '/page?undefined=ghi', {}, undefined],
+    ['a malformed cookie of ours, then a good one: still none', { cookie: 'twylt_token=%E0%A4%A; twylt_token=good' }, '/', { tokenCookie: 'twylt_token' }, undefined],
   ];
   for (const [what, headers, url, policy, expected] of cases) {
     it(what, () => expect(tokenOf(request(headers, url), policy)).toBe(expected));
@@ -66,6 +68,10 @@ describe('loopback names and Host values', () => {
     ['example.com', false],
   ];
   for (const [host, expected] of loopback) it(`${host}: ${expected ? 'loopback' : 'not loopback'}`, () => expect(isLoopback(host)).toBe(expected));
+
+  it('a name with something after its port is no port', () => {
+    expect(hostsFor('127.0.0.1', 9, ['x:1y'])).toContain('x:1y:9');
+  });
 
   it('extra names keep their port, or get the server\'s; IPv6 in brackets', () => {
     expect(hostsFor('0.0.0.0', 9, ['Name.example:8080', 'name.example', '::1', '[::1]:7', '2001:db8::1'])).toEqual([
