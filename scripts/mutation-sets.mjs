@@ -5,11 +5,11 @@
 export const MUTATION_SETS = {
   oauth: {
     mutate: ['packages/twylt/src/server/oauth/*.ts', '!packages/twylt/src/server/oauth/index.ts'],
-    tests: ['tests/server/oauth.test.ts'],
+    tests: ['tests/server/oauth.test.ts', 'tests/server/oauth-rules.test.ts'],
   },
   access: {
     mutate: ['packages/twylt/src/server/access.ts'],
-    tests: ['tests/server/access.test.ts', 'tests/server/oauth.test.ts'],
+    tests: ['tests/server/access.test.ts', 'tests/server/access-rules.test.ts', 'tests/server/oauth.test.ts'],
   },
   observe: {
     mutate: ['packages/twylt/src/observe/registry.ts'],

@@ -1,0 +1,93 @@
+/**
+ * The sandbox's pure rules, from the source, one table row each: the policy's defaults and
+ * merge, the `--sandbox*` flags, and the host matcher of the filtering proxy. Fast, so that
+ * mutation testing (docs/mutation.md, `npm run mutate -- sandbox`: tests/sandbox/*.unit.test.ts)
+ * runs them for every mutant; the kernel sandbox itself is tested by the other files here.
+ */
+import { describe, expect, it } from 'vitest';
+import { sandboxFromFlags } from '../../packages/twylt/src/toolset/sandbox/flags.js';
+import { mergeSandboxPolicies, resolveSandboxPolicy, SANDBOX_DEFAULTS } from '../../packages/twylt/src/toolset/sandbox/policy.js';
+import { hostAllowed } from '../../packages/twylt/src/toolset/sandbox/proxy.js';
+
+describe('the policy', () => {
+  it('true, or an empty policy: the defaults (1 GiB, 256 processes, 60 CPU seconds), nothing allowed', () => {
+    const defaults = { allowRead: [], allowWrite: [], allowNet: [], allowEnv: [], memoryMb: 1024, processes: 256, cpuSeconds: 60 };
+    expect(resolveSandboxPolicy(true)).toEqual(defaults);
+    expect(resolveSandboxPolicy({})).toEqual(defaults);
+    expect(SANDBOX_DEFAULTS).toEqual({ memoryMb: 1024, processes: 256, cpuSeconds: 60 });
+  });
+
+  it('keeps what is given, 0 included (no limit), and copies the lists', () => {
+    const given = { allowRead: ['/r'], allowWrite: ['/w'], allowNet: ['h'], allowEnv: ['E'], memoryMb: 0, processes: 0, cpuSeconds: 0 };
+    const resolved = resolveSandboxPolicy(given);
+    expect(resolved).toEqual(given);
+    expect(resolved.allowRead).not.toBe(given.allowRead);
+  });
+
+  it('an entry\'s policy over the consumer\'s: lists joined (the consumer\'s first), limits from the entry when it sets them', () => {
+    const base = { allowRead: ['/a'], allowNet: ['x'], memoryMb: 100, processes: 10, cpuSeconds: 5 };
+    expect(mergeSandboxPolicies(base, { allowRead: ['/b'], allowEnv: ['E'], memoryMb: 0 })).toEqual({
+      allowRead: ['/a', '/b'],
+      allowWrite: [],
+      allowNet: ['x'],
+      allowEnv: ['E'],
+      memoryMb: 0,
+      processes: 10,
+      cpuSeconds: 5,
+    });
+    expect(mergeSandboxPolicies({}, { allowWrite: ['/w'], processes: 3, cpuSeconds: 2 })).toMatchObject({ allowWrite: ['/w'], processes: 3, cpuSeconds: 2, memoryMb: undefined });
+  });
+});
+
+describe('the --sandbox flags', () => {
+  const cwd = '/work/here';
+  const cases: [string, Record<string, unknown>, unknown][] = [
+    ['none', {}, undefined],
+    ['--sandbox=false', { sandbox: false, 'sandbox-memory': '5' }, undefined],
+    ['--sandbox alone', { sandbox: true }, {}],
+    ['any --sandbox-* implies it', { 'sandbox-allow-env': ['TOKEN'] }, { allowEnv: ['TOKEN'] }],
+    ['paths: relative ones from the cwd', { 'sandbox-allow-read': ['/abs', 'rel'], 'sandbox-allow-write': ['out'] }, { allowRead: ['/abs', '/work/here/rel'], allowWrite: ['/work/here/out'] }],
+    ['hosts as given', { 'sandbox-allow-net': ['example.com', 'api.example.com:8443', '*.example.org', '[::1]:80', '127.0.0.1'] }, { allowNet: ['example.com', 'api.example.com:8443', '*.example.org', '[::1]:80', '127.0.0.1'] }],
+    ['limits as numbers, 0 kept', { 'sandbox-memory': '0', 'sandbox-processes': '64', 'sandbox-cpu-seconds': '7' }, { memoryMb: 0, processes: 64, cpuSeconds: 7 }],
+  ];
+  for (const [what, values, expected] of cases) it(what, () => expect(sandboxFromFlags(values, cwd)).toEqual(expected));
+
+  const refused: [Record<string, unknown>, string][] = [
+    [{ 'sandbox-memory': '1.5' }, '--sandbox-memory takes a whole number (0: no limit); got "1.5"'],
+    [{ 'sandbox-processes': '-1' }, '--sandbox-processes takes a whole number (0: no limit); got "-1"'],
+    [{ 'sandbox-cpu-seconds': '9'.repeat(20) }, `--sandbox-cpu-seconds takes a whole number (0: no limit); got "${'9'.repeat(20)}"`],
+    [{ 'sandbox-memory': ' 5' }, '--sandbox-memory takes a whole number (0: no limit); got " 5"'],
+    [{ 'sandbox-allow-net': ['http://example.com'] }, '--sandbox-allow-net takes HOST, HOST:PORT or *.DOMAIN; got "http://example.com"'],
+    [{ 'sandbox-allow-net': ['example.com:123456'] }, '--sandbox-allow-net takes HOST, HOST:PORT or *.DOMAIN; got "example.com:123456"'],
+    [{ 'sandbox-allow-net': ['a.*.example.com'] }, '--sandbox-allow-net takes HOST, HOST:PORT or *.DOMAIN; got "a.*.example.com"'],
+    [{ 'sandbox-allow-net': ['x example.com'] }, '--sandbox-allow-net takes HOST, HOST:PORT or *.DOMAIN; got "x example.com"'],
+    [{ 'sandbox-allow-net': ['[::1'] }, '--sandbox-allow-net takes HOST, HOST:PORT or *.DOMAIN; got "[::1"'],
+  ];
+  for (const [values, message] of refused) it(`refuses ${JSON.stringify(values)}`, () => expect(() => sandboxFromFlags(values, cwd)).toThrow(message));
+});
+
+describe('the host matcher', () => {
+  const cases: [string[], string, number, boolean][] = [
+    [['example.com'], 'example.com', 443, true],
+    [['example.com'], 'example.com', 80, true],
+    [['example.com'], 'example.com', 8080, false],
+    [['example.com'], 'EXAMPLE.com', 443, true],
+    [['Example.COM'], 'example.com', 443, true],
+    [['example.com'], 'www.example.com', 443, false],
+    [['example.com'], 'example.com.evil.net', 443, false],
+    [['example.com:8443'], 'example.com', 8443, true],
+    [['example.com:8443'], 'example.com', 443, false],
+    [['*.example.com'], 'api.example.com', 443, true],
+    [['*.example.com'], 'a.b.example.com', 80, true],
+    [['*.example.com'], 'evilexample.com', 443, false],
+    [['*.example.com:9000'], 'api.example.com', 9000, true],
+    [['*.example.com:9000'], 'api.example.com', 443, false],
+    [['[::1]:8080'], '[::1]', 8080, true],
+    [['[::1]:8080'], '::1', 8080, true],
+    [['other.org', 'example.com'], 'example.com', 443, true],
+    [[], 'example.com', 443, false],
+  ];
+  for (const [allowed, host, port, expected] of cases) {
+    it(`${JSON.stringify(allowed)} ${expected ? 'allows' : 'refuses'} ${host}:${port}`, () => expect(hostAllowed(allowed, host, port)).toBe(expected));
+  }
+});
