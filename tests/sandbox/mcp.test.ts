@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleTool } from '../support/bundle-tool.js';
 import { send, startInspect } from '../inspect/support.js';
-import { bridgeCommand, bridgeEnv, startBridge, textOf } from '../support/mcp.js';
+import { bridgeCommand, bridgeEnv, startBridge, textOf, waitFor } from '../support/mcp.js';
+import { startHttpBridge } from '../support/mcp-http.js';
 import { ROOT } from '../support/process.js';
 import { SANDBOX_SKIP_REASON } from './support.js';
 
@@ -118,6 +119,27 @@ describe.skipIf(SANDBOX_SKIP_REASON !== undefined)(`twylt-mcp --sandbox${SANDBOX
     } finally {
       await plain.stop();
       await boxed.stop();
+    }
+  }, 180_000);
+
+  it('over HTTP, a refused host is a sandbox_refusal event of the JSON log, with the tool and the host (over stdio, a line)', async () => {
+    const tunnels = [process.execPath, await bundleTool(join(ROOT, 'tests/fixtures/sandbox/tunnels.ts'), join(scratch, 'built'))];
+    const bridge = await startHttpBridge(['--sandbox-allow-net', '127.0.0.1:9', '--', ...tunnels], { TWYLT_MCP_TOKEN: 'y'.repeat(32) });
+    try {
+      const client = await bridge.connect({ token: 'y'.repeat(32) });
+      const result = await client.callTool({ name: 'tunnels', arguments: { action: 'connect', host: 'refused.example', port: 443 } });
+      expect(JSON.parse(textOf(result)).statuses).toEqual({ 403: 1 });
+      await waitFor(() => bridge.events().some((event) => event.event === 'sandbox_refusal'), 'the sandbox_refusal event');
+      expect(bridge.events().find((event) => event.event === 'sandbox_refusal')).toMatchObject({
+        // An entry without a name is named by its files.
+        tool: expect.stringContaining('tunnels'),
+        host: 'refused.example',
+        port: 443,
+        message: 'twylt sandbox: refused.example:443 is not an allowed host (--sandbox-allow-net)',
+      });
+      expect(bridge.stderr()).not.toContain('twylt sandbox: refused a connection');
+    } finally {
+      await bridge.stop();
     }
   }, 180_000);
 

@@ -214,8 +214,13 @@ describe('a wildcard entry never reaches an internal address; an exact one does'
 describe('refusals in the operator log', () => {
   it('one line with the tool and the host; the same refusal again within a minute is counted, not logged again', async () => {
     const lines: string[] = [];
+    const fields: object[] = [];
     const refusals: ProxyRefusal[] = [];
-    const proxy = startProxy([`127.0.0.1:${echoPort}`], { tool: 'fetch_things', log: (line) => lines.push(line), onRefusal: (refusal) => refusals.push(refusal) });
+    const log = (line: string, refusal: object) => {
+      lines.push(line);
+      fields.push(refusal);
+    };
+    const proxy = startProxy([`127.0.0.1:${echoPort}`], { tool: 'fetch_things', log, onRefusal: (refusal) => refusals.push(refusal) });
     try {
       const session = proxy.open();
       for (let i = 0; i < 3; i++) expect((await tunnel(session.socket, `evil.example:443`)).status).toBe(403);
@@ -224,6 +229,11 @@ describe('refusals in the operator log', () => {
       expect(lines).toEqual([
         'twylt sandbox: refused a connection to evil.example:443 of tool "fetch_things": evil.example:443 is not an allowed host (--sandbox-allow-net)',
         `twylt sandbox: refused a connection to [::1]:${otherPort} of tool "fetch_things": ::1:${otherPort} is not an allowed host (--sandbox-allow-net)`,
+      ]);
+      // The same refusals as fields, for a log that writes JSON (the HTTP bridge's sandbox_refusal event).
+      expect(fields).toEqual([
+        { tool: 'fetch_things', host: 'evil.example', port: 443, message: 'twylt sandbox: evil.example:443 is not an allowed host (--sandbox-allow-net)' },
+        { tool: 'fetch_things', host: '::1', port: otherPort, message: `twylt sandbox: ::1:${otherPort} is not an allowed host (--sandbox-allow-net)` },
       ]);
       session.close();
     } finally {

@@ -5,7 +5,7 @@ import { availableParallelism } from 'node:os';
 import { commandLineArguments, DEFAULT_TIMEOUT_MS, USAGE_EXIT, UsageError } from 'twylt/toolset';
 import { parseCli, USAGE, type AuthPlan, type CliPlan } from './args.js';
 import type { HttpOAuthOptions } from './http.js';
-import { stderrLog } from './log.js';
+import { stderrEventLog, stderrLog } from './log.js';
 
 async function main(argv: readonly string[]): Promise<void> {
   let plan: CliPlan;
@@ -57,7 +57,10 @@ async function main(argv: readonly string[]): Promise<void> {
   try {
     const listed = await collectEntries(plan.configs, plan.commands);
     // Ready before any tool starts (the scan's describes included), or a refusal to start.
-    const sandbox = await sandboxForEntries(plan.sandbox, listed);
+    // A refused host is the operator's to see: a line over stdio, an event of the HTTP bridge's JSON log.
+    const sandbox = await sandboxForEntries(plan.sandbox, listed, {
+      log: plan.http ? (_line, refusal) => stderrEventLog('sandbox_refusal', { ...refusal }) : (line) => stderrLog(line),
+    });
     // One defaults object for every tool, handed on by reference.
     const defaults = sandbox ? { ...plan.defaults, sandbox } : plan.defaults;
     const shared = { defaults, describeRetryMs: plan.describeRetryMs, strict: plan.strict, catalog: plan.catalog };

@@ -16,7 +16,7 @@ import { findExecutable, systemMounts, toolMounts, type Mount } from './files.js
 import { CallCgroup, findCgroupBase, sweepCgroups, type CgroupBase, type LimitName } from './limits.js';
 import { mergeSandboxPolicies, resolveSandboxPolicy, type ResolvedSandboxPolicy, type SandboxPolicy } from './policy.js';
 import { evalCommand } from '../../protocol/runtime.js';
-import { RELAY_PORT, SANDBOX_PROXY_SOCKET, startProxy, type FilteringProxy, type ProxySession } from './proxy.js';
+import { RELAY_PORT, SANDBOX_PROXY_SOCKET, startProxy, type FilteringProxy, type ProxySession, type RefusalLog } from './proxy.js';
 import { relayMain, type RelaySettings } from './relay.js';
 
 /** The sandbox cannot work on this machine, and tools must not run without it. */
@@ -82,6 +82,11 @@ export interface PreparedSandbox {
 export interface PrepareOptions {
   /** The bwrap executable (default: TWYLT_SANDBOX_BWRAP, else `bwrap` on PATH). */
   bwrap?: string;
+  /**
+   * The operator's log of network refusals (default: the line on stderr); a bridge that logs
+   * JSON turns the refusal into an event of its own.
+   */
+  log?: RefusalLog;
 }
 
 /**
@@ -105,7 +110,7 @@ export async function prepareSandbox(given: SandboxPolicy | true = true, options
   }
   const needsPrlimit = policy.cpuSeconds > 0 || (!cgroup && (policy.memoryMb > 0 || policy.processes > 0));
   if (needsPrlimit && !prlimit) throw new SandboxUnavailableError('prlimit (util-linux) is not on PATH, and the limits need it');
-  const driver = new Driver(policy, bwrap, needsPrlimit ? prlimit : undefined, cgroup);
+  const driver = new Driver(policy, bwrap, needsPrlimit ? prlimit : undefined, cgroup, options.log ?? ((line) => process.stderr.write(`${line}\n`)));
   await driver.probe();
   return {
     policy,
@@ -120,12 +125,14 @@ class Driver {
   readonly #bwrap: string;
   readonly #prlimit: string | undefined;
   readonly #cgroup: CgroupBase | undefined;
+  readonly #log: RefusalLog;
   readonly #system: Mount[] = systemMounts();
   /** One proxy per tool name and allow-list: a tool's proxy allows its own hosts, no other tool's. */
   readonly #proxies = new Map<string, FilteringProxy>();
 
-  constructor(policy: ResolvedSandboxPolicy, bwrap: string, prlimit: string | undefined, cgroup: CgroupBase | undefined) {
+  constructor(policy: ResolvedSandboxPolicy, bwrap: string, prlimit: string | undefined, cgroup: CgroupBase | undefined, log: RefusalLog) {
     this.policy = policy;
+    this.#log = log;
     this.#bwrap = bwrap;
     this.#prlimit = prlimit;
     this.#cgroup = cgroup;
@@ -180,7 +187,7 @@ class Driver {
     let proxy = this.#proxies.get(key);
     if (!proxy) {
       // Each refusal is counted and logged for the operator, with the tool and the host.
-      proxy = startProxy(hosts, { tool, onRefusal: ({ host }) => refused('network', tool, host), log: (line) => process.stderr.write(`${line}\n`) });
+      proxy = startProxy(hosts, { tool, onRefusal: ({ host }) => refused('network', tool, host), log: this.#log });
       this.#proxies.set(key, proxy);
     }
     return proxy;

@@ -7,7 +7,7 @@ import type { SpawnSandbox } from '../../client/spawn.js';
 import { UsageError } from '../args.js';
 import type { ToolEntry } from '../entry.js';
 import type { OptionSpec } from '../options.js';
-import type { PreparedSandbox } from './bwrap.js';
+import type { PreparedSandbox, PrepareOptions } from './bwrap.js';
 import type { SandboxPolicy } from './policy.js';
 
 /** The sandbox's flags, in help order; part of the toolset flags (options.ts) and of call, check and scan. */
@@ -86,10 +86,14 @@ export async function openSandbox(values: SandboxFlagValues, cwd: string, entrie
  * default policy when only entries ask for one; undefined when nothing does. Each entry's
  * own policy is merged over it when its launcher is made (entrySandbox), hosts included.
  */
-export async function sandboxForEntries(policy: SandboxPolicy | true | undefined, entries: readonly ToolEntry[]): Promise<PreparedSandbox | undefined> {
+export async function sandboxForEntries(
+  policy: SandboxPolicy | true | undefined,
+  entries: readonly ToolEntry[],
+  options: PrepareOptions = {},
+): Promise<PreparedSandbox | undefined> {
   if (policy === undefined && !entries.some((entry) => entry.sandbox !== undefined && entry.sandbox !== false)) return undefined;
   const { prepareSandbox } = await import('./bwrap.js');
-  return prepareSandbox(policy ?? true);
+  return prepareSandbox(policy ?? true, options);
 }
 
 /**

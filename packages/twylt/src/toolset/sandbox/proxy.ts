@@ -42,11 +42,14 @@ export interface ProxyRefusal {
   message: string;
 }
 
+/** A refusal for the operator: the line to print, and its parts for a log that writes fields. */
+export type RefusalLog = (line: string, refusal: ProxyRefusal & { tool?: string }) => void;
+
 export interface ProxyOptions {
   /** Hears of each connection refused (a host not allowed, a private address, the cap). */
   onRefusal?: (refusal: ProxyRefusal) => void;
   /** The operator's log: one line per refusal, the same refusal at most once a minute (a tool may retry in a loop). */
-  log?: (line: string) => void;
+  log?: RefusalLog;
   /** The tool's name, for the log (a session may name its own). */
   tool?: string;
   /** How names are resolved (default: the system's resolver, every address). */
@@ -152,23 +155,34 @@ const REFUSAL_LOG_INTERVAL_MS = 60_000;
 
 /** A refusal as the operator reads it: which tool, which host, why. */
 export function refusalLine(tool: SessionOptions, refusal: ProxyRefusal): string {
-  const who =
-    tool.tool !== undefined
-      ? `tool ${JSON.stringify(tool.tool)}`
-      : tool.command !== undefined
-        ? `the tool ${JSON.stringify(
-            tool.command
-              // Its files, not its input (the argv transport's JSON) or options.
-              .filter((arg) => !arg.startsWith('{') && !arg.startsWith('-'))
-              .map((arg) => basename(arg))
-              .join(' ')
-              .slice(0, 120),
-          )}`
-        : 'a tool';
-  // The host is the tool's text: printable, bounded.
-  const host = refusal.host?.replace(/[^\x21-\x7e]/g, '?').slice(0, 255);
+  const name = toolName(tool);
+  const who = name === undefined ? 'a tool' : tool.tool !== undefined ? `tool ${JSON.stringify(name)}` : `the tool ${JSON.stringify(name)}`;
+  const host = printableHost(refusal.host);
   const what = host === undefined ? 'a connection' : `a connection to ${host.includes(':') ? `[${host}]` : host}:${refusal.port}`;
   return `twylt sandbox: refused ${what} of ${who}: ${refusal.message.replace(/^twylt sandbox: /, '').replace(/[^\x20-\x7e]/g, '?')}`;
+}
+
+/** The refusal's parts for a log that writes fields: the tool's name, a printable host. */
+function refusalFields(tool: SessionOptions, refusal: ProxyRefusal): ProxyRefusal & { tool?: string } {
+  const name = toolName(tool);
+  const host = printableHost(refusal.host);
+  return { ...(name !== undefined ? { tool: name } : {}), ...(host !== undefined ? { host, port: refusal.port } : {}), message: refusal.message };
+}
+
+/** The tool's entry name, else its files (not its input, the argv transport's JSON, nor options). */
+function toolName(tool: SessionOptions): string | undefined {
+  if (tool.tool !== undefined) return tool.tool;
+  if (tool.command === undefined) return undefined;
+  return tool.command
+    .filter((arg) => !arg.startsWith('{') && !arg.startsWith('-'))
+    .map((arg) => basename(arg))
+    .join(' ')
+    .slice(0, 120);
+}
+
+/** The host is the tool's text: printable, bounded. */
+function printableHost(host: string | undefined): string | undefined {
+  return host?.replace(/[^\x21-\x7e]/g, '?').slice(0, 255);
 }
 
 const systemLookup = async (host: string): Promise<ResolvedAddress[]> => dnsLookup(host, { all: true, verbatim: true });
@@ -192,7 +206,8 @@ export function startProxy(allowed: readonly string[], options: ProxyOptions = {
       if ((logged.get(key) ?? -Infinity) > now - REFUSAL_LOG_INTERVAL_MS) return;
       if (logged.size >= 1000) logged.clear();
       logged.set(key, now);
-      options.log(refusalLine({ tool: options.tool, ...call }, refusal));
+      const who = { tool: options.tool, ...call };
+      options.log(refusalLine(who, refusal), refusalFields(who, refusal));
     },
     lookup: options.lookup ?? systemLookup,
     maxConnections: options.maxConnections ?? MAX_CONNECTIONS_PER_CALL,
