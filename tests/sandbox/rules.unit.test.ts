@@ -36,6 +36,7 @@ describe('the policy', () => {
       cpuSeconds: 5,
     });
     expect(mergeSandboxPolicies({}, { allowWrite: ['/w'], processes: 3, cpuSeconds: 2 })).toMatchObject({ allowWrite: ['/w'], processes: 3, cpuSeconds: 2, memoryMb: undefined });
+    expect(mergeSandboxPolicies(base, {})).toMatchObject({ memoryMb: 100, processes: 10, cpuSeconds: 5 });
   });
 });
 
@@ -47,10 +48,11 @@ describe('the --sandbox flags', () => {
     ['--sandbox alone', { sandbox: true }, {}],
     ['any --sandbox-* implies it', { 'sandbox-allow-env': ['TOKEN'] }, { allowEnv: ['TOKEN'] }],
     ['paths: relative ones from the cwd', { 'sandbox-allow-read': ['/abs', 'rel'], 'sandbox-allow-write': ['out'] }, { allowRead: ['/abs', '/work/here/rel'], allowWrite: ['/work/here/out'] }],
-    ['hosts as given', { 'sandbox-allow-net': ['example.com', 'api.example.com:8443', '*.example.org', '[::1]:80', '127.0.0.1'] }, { allowNet: ['example.com', 'api.example.com:8443', '*.example.org', '[::1]:80', '127.0.0.1'] }],
+    ['hosts as given', { 'sandbox-allow-net': ['example.com', 'api.example.com:8443', '*.example.org', '[::1]:80', '[::1]', '127.0.0.1'] }, { allowNet: ['example.com', 'api.example.com:8443', '*.example.org', '[::1]:80', '[::1]', '127.0.0.1'] }],
     ['limits as numbers, 0 kept', { 'sandbox-memory': '0', 'sandbox-processes': '64', 'sandbox-cpu-seconds': '7' }, { memoryMb: 0, processes: 64, cpuSeconds: 7 }],
   ];
-  for (const [what, values, expected] of cases) it(what, () => expect(sandboxFromFlags(values, cwd)).toEqual(expected));
+  // Strictly: a flag not given leaves its key out, not set to undefined.
+  for (const [what, values, expected] of cases) it(what, () => expect(sandboxFromFlags(values, cwd)).toStrictEqual(expected));
 
   const refused: [Record<string, unknown>, string][] = [
     [{ 'sandbox-memory': '1.5' }, '--sandbox-memory takes a whole number (0: no limit); got "1.5"'],
@@ -62,6 +64,8 @@ describe('the --sandbox flags', () => {
     [{ 'sandbox-allow-net': ['a.*.example.com'] }, '--sandbox-allow-net takes HOST, HOST:PORT or *.DOMAIN; got "a.*.example.com"'],
     [{ 'sandbox-allow-net': ['x example.com'] }, '--sandbox-allow-net takes HOST, HOST:PORT or *.DOMAIN; got "x example.com"'],
     [{ 'sandbox-allow-net': ['[::1'] }, '--sandbox-allow-net takes HOST, HOST:PORT or *.DOMAIN; got "[::1"'],
+    [{ 'sandbox-allow-net': ['x[::1]'] }, '--sandbox-allow-net takes HOST, HOST:PORT or *.DOMAIN; got "x[::1]"'],
+    [{ 'sandbox-allow-net': ['[::1]:80x'] }, '--sandbox-allow-net takes HOST, HOST:PORT or *.DOMAIN; got "[::1]:80x"'],
   ];
   for (const [values, message] of refused) it(`refuses ${JSON.stringify(values)}`, () => expect(() => sandboxFromFlags(values, cwd)).toThrow(message));
 });
