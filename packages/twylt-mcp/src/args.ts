@@ -5,12 +5,13 @@
  *   twylt-mcp [--config FILE]... [--scan DIR]... [--catalog tools|browse] [--timeout MS] [--describe-timeout MS] [--describe-retry-ms MS] [--strict] [--max-output-bytes N] [--warm N] [--max-message-bytes N] [--http [HOST:]PORT ...] [-- CMD [ARG...]]...
  */
 import { parseArgs } from 'node:util';
+import type { EmbeddingsFlags } from 'twylt/toolset';
 import { authServerUrl, parseListenAddress, resourceUrl } from 'twylt/server';
-import { TOOLSET_OPTIONS, formatOptions, metricsAddress, parseCount, parseDuration, sandboxFromFlags, splitArgv, toolsetOptions, UsageError, type OptionSpec, type SandboxPolicy, type ToolDefaults } from 'twylt/toolset';
+import { SEARCH_OPTIONS, embeddingsFromFlags, TOOLSET_OPTIONS, formatOptions, metricsAddress, parseCount, parseDuration, sandboxFromFlags, splitArgv, toolsetOptions, UsageError, type OptionSpec, type SandboxPolicy, type ToolDefaults } from 'twylt/toolset';
 
-/** How the tools are offered: one MCP tool per TWYLT tool, or browse mode's two (catalog.ts). */
-export type CatalogMode = 'tools' | 'browse';
-export const CATALOG_MODES: readonly CatalogMode[] = ['tools', 'browse'];
+/** How the tools are offered: one MCP tool per TWYLT tool, or browse mode's two (catalog.ts), or search mode's two (search.ts). */
+export type CatalogMode = 'tools' | 'browse' | 'search';
+export const CATALOG_MODES: readonly CatalogMode[] = ['tools', 'browse', 'search'];
 
 export interface CliPlan {
   help: boolean;
@@ -25,8 +26,10 @@ export interface CliPlan {
   strict: boolean;
   /** Tools given after `--`, each an argv. */
   commands: string[][];
-  /** How the tools are offered: one MCP tool each, or browse mode's two. */
+  /** How the tools are offered: one MCP tool each, or browse or search mode's two. */
   catalog: CatalogMode;
+  /** Search mode's embeddings endpoint (--search-embeddings), if any. */
+  searchEmbeddings?: EmbeddingsFlags;
   /** Defaults for every tool that does not set its own: time-outs, limits, warm processes (ADR 0026). */
   defaults: ToolDefaults;
   /** The sandbox the --sandbox* flags ask for (docs/sandbox.md); undefined: none. */
@@ -74,7 +77,7 @@ const BRIDGE_OPTIONS = {
   catalog: {
     type: 'string',
     value: 'MODE',
-    help: 'how the tools are offered: "tools", one MCP tool per tool (default), or "browse", two MCP tools for a large catalog: twylt_list (by category) and twylt_call',
+    help: 'how the tools are offered: "tools", one MCP tool per tool (default); "browse", two MCP tools for a large catalog: twylt_list (by category) and twylt_call; or "search", two MCP tools for any catalog: twylt_search (by what a tool does) and twylt_call',
   },
   'describe-retry-ms': {
     type: 'string',
@@ -181,7 +184,7 @@ const AUTH_OPTIONS = {
   },
 } as const satisfies Record<string, OptionSpec>;
 
-/** Every flag that sets the defaults of the tools. */
+/** Every flag that sets the defaults of the tools (and the search flags, which set none). */
 const DEFAULTS_OPTIONS = { ...TOOLSET_OPTIONS, ...BRIDGE_OPTIONS };
 
 export const USAGE = `Usage: twylt-mcp [options] -- COMMAND [ARG...] [-- COMMAND [ARG...]]...
@@ -198,6 +201,8 @@ Options:
 ${formatOptions({ ...TOOLSET_OPTIONS, ...BRIDGE_OPTIONS })}  -h, --help               show this help
   -V, --version            show the version
 
+Search mode (--catalog search):
+${formatOptions(SEARCH_OPTIONS)}
 HTTP mode:
 ${formatOptions(HTTP_OPTIONS)}
 OAuth 2.1 (HTTP mode, instead of a token):
@@ -223,6 +228,7 @@ export function parseCli(argv: readonly string[]): CliPlan {
       allowPositionals: false,
       options: {
         ...DEFAULTS_OPTIONS,
+        ...SEARCH_OPTIONS,
         ...HTTP_OPTIONS,
         ...AUTH_OPTIONS,
         help: { type: 'boolean', short: 'h' },
@@ -249,7 +255,12 @@ export function parseCli(argv: readonly string[]): CliPlan {
     maxQueue: count('--max-queue', values['max-queue']),
     maxMessageBytes: count('--max-message-bytes', values['max-message-bytes'], 1),
     metrics: metricsAddress(values.metrics),
+    searchEmbeddings: embeddingsFromFlags(values),
   };
+  if (plan.catalog !== 'search') {
+    const stray = Object.keys(SEARCH_OPTIONS).find((option) => values[option as keyof typeof SEARCH_OPTIONS] !== undefined);
+    if (stray) throw new UsageError(`--${stray} needs --catalog search`);
+  }
   if (values.http !== undefined) {
     if (plan.maxMessageBytes !== undefined) throw new UsageError('--max-message-bytes is for stdio; over HTTP, use --max-body-bytes');
     let address;

@@ -60,7 +60,7 @@ async function main(argv: readonly string[]): Promise<void> {
     const sandbox = await sandboxForEntries(plan.sandbox, listed);
     // One defaults object for every tool, handed on by reference.
     const defaults = sandbox ? { ...plan.defaults, sandbox } : plan.defaults;
-    const shared = { defaults, describeRetryMs: plan.describeRetryMs, strict: plan.strict, catalog: plan.catalog };
+    const shared = { defaults, describeRetryMs: plan.describeRetryMs, strict: plan.strict, catalog: plan.catalog, searchEmbeddings: plan.searchEmbeddings };
     const scanned = await scanForServing(
       plan.scans,
       { timeoutMs: defaults.describeTimeoutMs ?? defaults.timeoutMs ?? DEFAULT_TIMEOUT_MS, jobs: availableParallelism(), sandbox },
