@@ -14,7 +14,7 @@ import type { JsonSpec } from '../../protocol/spec.js';
 import { DEFAULT_CATEGORY, inCategory } from '../category.js';
 import { searchChannel, traced, type SearchMessage } from '../events.js';
 import { embeddingText, searchDocument, type SearchableTool } from './document.js';
-import { dot, Embedder, EmbeddingsTimeoutError } from './embeddings.js';
+import { dot, type Embedder, EmbeddingsTimeoutError } from './embeddings.js';
 import { LexicalIndex, type LexicalIndexOptions } from './lexical.js';
 
 export { searchDocument, embeddingText, type SearchableTool, type SearchDocument } from './document.js';
