@@ -14,6 +14,9 @@ import type { BridgeTool } from './tools.js';
 
 export const SEARCH_TOOL = 'twylt_search';
 
+/** How long the start waits for the tools' vectors (a cache hit takes milliseconds). */
+const VECTORS_WAIT_MS = 5000;
+
 /** The two MCP tools of search mode (their listing, with the instructions, stays under 2 KiB). */
 export const SEARCH_TOOLS: Tool[] = [
   {
@@ -54,9 +57,16 @@ export class CatalogSearch {
     private readonly log: Log,
   ) {}
 
-  /** Build the index of `tools` (and start embedding them) before the first request. */
+  /**
+   * Build the index of `tools` before the first request, and give the embedding of the tools
+   * (from the cache, or the endpoint) a few seconds; beyond, it goes on in the background and
+   * searches are lexical until it is done.
+   */
   async prepare(tools: readonly BridgeTool[]): Promise<void> {
-    await this.indexOf(tools);
+    const index = await this.indexOf(tools);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([index.ready(), new Promise((resolve) => (timer = setTimeout(resolve, VECTORS_WAIT_MS)))]);
+    clearTimeout(timer);
   }
 
   /** The answer of twylt_search over `tools`, those `accept` refuses left out. */

@@ -18,7 +18,7 @@ const STOP_WORDS = new Set(
     'us very via was we were what when where which while who whom why will with would you your yours want wants need needs like ' +
     "i'd i'm i've can't don't tell kindly hey hi hello help thanks thank could someone something anything way using use uses used " +
     'given give gives tool tools optional default defaults value values returns return returned result results input output string ' +
-    'number integer boolean object array field fields parameter parameters argument arguments e.g eg ie'
+    'number integer boolean object array parameter parameters argument arguments e.g eg ie named called titled'
   ).split(/\s+/),
 );
 

@@ -29,7 +29,7 @@ const K1 = 1.2;
 const B = 0.5;
 
 /** How much an expansion of a request's word counts beside the word itself. */
-export const EXPANSION_WEIGHTS = { prefix: 0.6, joined: 1, synonym: 0.35, typo: 0.7 } as const;
+export const EXPANSION_WEIGHTS = { prefix: 0.6, joined: 1, synonym: 0.5, typo: 0.7 } as const;
 /** Words shorter than this are not looked up as a prefix or with a typo: too many false friends. */
 const MIN_PREFIX = 4;
 const MIN_TYPO = 5;
