@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { searchCatalog } from '../fixtures/search/catalog.mjs';
+import { searchCatalog } from '../support/search-catalog.js';
 import { startAuthServer, type AuthServer } from '../support/auth-server.js';
 import { startBridge, type Bridge } from '../support/mcp.js';
 import { MCP_HEADERS, rawRequest, sseMessages, startHttpBridge, type HttpBridgeProcess } from '../support/mcp-http.js';
