@@ -32,14 +32,14 @@ describe('searchTools', () => {
 
 describe('the twylt_search + twylt_call pair', () => {
   it('finds a tool, then runs it by name; a wrong name or wrong arguments is an error the model reads', async () => {
-    const search = pair.twylt_search.execute!({ query: 'where is this address on the map, latitude' }, options) as Promise<{ tools: Array<{ name: string }> }>;
-    expect((await search).tools[0]!.name).toBe('maps_geocode');
-    const output = await pair.twylt_call.execute!({ name: 'maps_geocode', arguments: { address: '10 Downing Street' } }, options);
+    const search = await pair.twylt_search.execute({ query: 'where is this address on the map, latitude' }, options);
+    expect(search.tools[0]!.name).toBe('maps_geocode');
+    const output = await pair.twylt_call.execute({ name: 'maps_geocode', arguments: { address: '10 Downing Street' } }, options);
     expect(output).toEqual({ tool: 'maps_geocode', input: { address: '10 Downing Street' } });
-    await expect(pair.twylt_call.execute!({ name: 'nope', arguments: {} }, options) as Promise<unknown>).rejects.toThrow(
+    await expect(pair.twylt_call.execute({ name: 'nope', arguments: {} }, options) ).rejects.toThrow(
       'There is no tool named "nope". Call twylt_search to find the tools and their names.',
     );
-    await expect(pair.twylt_call.execute!({ name: 'maps_geocode', arguments: { address: 7 } }, options) as Promise<unknown>).rejects.toThrow(
+    await expect(pair.twylt_call.execute({ name: 'maps_geocode', arguments: { address: 7 } }, options) ).rejects.toThrow(
       /^the arguments break the inputSchema of "maps_geocode":\n- \/address: must be a string/,
     );
   });

@@ -56,11 +56,14 @@ export interface TwyltSearchToolsOptions extends AgentToolsOptions {
   embeddings?: EmbeddingsFlags;
 }
 
+type SearchInput = { query: string; limit?: number; category?: string };
+type CallInput = { name: string; arguments?: Record<string, unknown> };
+
 export interface TwyltSearchPair {
   /** Finds tools: {"query", "limit"?, "category"?} gives {"tools": [{name, category, description, inputSchema, score}]}. */
-  twylt_search: Tool<{ query: string; limit?: number; category?: string }, { tools: ToolCard[] }>;
+  twylt_search: Omit<Tool<SearchInput, { tools: ToolCard[] }>, 'execute'> & { execute(input: SearchInput, options?: TwyltExecuteOptions): Promise<{ tools: ToolCard[] }> };
   /** Runs one: {"name", "arguments"} gives the tool's output; a wrong name or arguments is a tool error the model reads. */
-  twylt_call: Tool<{ name: string; arguments?: Record<string, unknown> }, unknown>;
+  twylt_call: Omit<Tool<CallInput, unknown>, 'execute'> & { execute(input: CallInput, options?: TwyltExecuteOptions): Promise<unknown> };
   /** The tools behind the pair (to close their warm processes, or to search them yourself). */
   tools: AgentTool[];
 }
