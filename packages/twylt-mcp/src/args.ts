@@ -323,7 +323,10 @@ function checkedUrl(option: string, text: string, check: (text: string) => unkno
 function catalogMode(text: string | undefined): CatalogMode {
   if (text === undefined) return 'tools';
   const mode = CATALOG_MODES.find((candidate) => candidate === text);
-  if (!mode) throw new UsageError(`--catalog takes ${CATALOG_MODES.map((name) => JSON.stringify(name)).join(' or ')}, got ${JSON.stringify(text)}`);
+  if (!mode) {
+    const quoted = CATALOG_MODES.map((name) => JSON.stringify(name));
+    throw new UsageError(`--catalog takes ${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}, got ${JSON.stringify(text)}`);
+  }
   return mode;
 }
 

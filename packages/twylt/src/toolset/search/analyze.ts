@@ -16,7 +16,7 @@ const STOP_WORDS = new Set(
     'is it its itself just let me might more most must my myself no nor not now of off on once only or other our ours out over own per ' +
     'please same she should so some such than that the their theirs them then there these they this those through to too under until up ' +
     'us very via was we were what when where which while who whom why will with would you your yours want wants need needs like ' +
-    "i'd i'm i've can't don't tell kindly hey hi hello help thanks thank could someone something anything way using use uses used " +
+    "don doesn didn isn aren won tell kindly hey hi hello help thanks thank could someone something anything way using use uses used " +
     'given give gives tool tools optional default defaults value values returns return returned result results input output string ' +
     'number integer boolean object array parameter parameters argument arguments e.g eg ie named called titled'
   ).split(/\s+/),
@@ -25,19 +25,24 @@ const STOP_WORDS = new Set(
 /** Split an identifier at case changes and digits: `listPRsByID2` gives list, PRs, By, ID, 2. */
 const CASE_BOUNDARY = /([a-z0-9])([A-Z])|([A-Z]+)([A-Z][a-z])|([a-zA-Z])([0-9])|([0-9])([a-zA-Z])/g;
 
+/** ASCII words: a run of capitals (an acronym), a word that may start with one, or digits. */
+const ASCII_WORD = /[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+/g;
+
 /** The words of `text` before stop words and stemming, lower case, identifiers split. */
 export function words(text: string): string[] {
+  // Most catalogs are ASCII: one regular expression splits snake_case, kebab-case, dotted.names,
+  // paths/like/this and camelCase at once.
+  if (/^[\x00-\x7f]*$/.test(text)) {
+    const found = text.match(ASCII_WORD);
+    return found ? found.map((word) => word.toLowerCase()) : [];
+  }
   const out: string[] = [];
-  // Accents off (café, cafe), then anything that is not a letter or digit separates words,
-  // which splits snake_case, kebab-case, dotted.names and paths/like/this.
+  // Accents off (café, cafe), then anything that is not a letter or digit separates words.
   const plain = text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '');
-  for (const chunk of plain.split(/[^\p{L}\p{N}']+/u)) {
+  for (const chunk of plain.split(/[^\p{L}\p{N}]+/u)) {
     if (chunk === '') continue;
     const split = chunk.replace(CASE_BOUNDARY, (_, a, b, c, d, e, f, g, h) => (a ? `${a} ${b}` : c ? `${c} ${d}` : e ? `${e} ${f}` : `${g} ${h}`));
-    for (const part of split.split(' ')) {
-      const word = part.toLowerCase().replace(/^'+|'+$/g, '').replace(/'s$/, '');
-      if (word !== '') out.push(word);
-    }
+    for (const part of split.split(' ')) if (part !== '') out.push(part.toLowerCase());
   }
   return out;
 }
@@ -45,7 +50,7 @@ export function words(text: string): string[] {
 /** A word as it is indexed and looked up: stemmed; undefined for a stop word. */
 export function term(word: string): string | undefined {
   if (STOP_WORDS.has(word) || word.length === 1) return undefined;
-  return stem(word.replace(/'/g, ''));
+  return stem(word);
 }
 
 /** The search terms of `text`, in order, repeats kept (term frequencies count them). */

@@ -101,7 +101,8 @@ export class LexicalIndex {
   /** The documents that match `query`, best first, at most `limit`, those `accept` refuses left out. */
   search(query: string, limit: number, accept?: (index: number) => boolean): LexicalHit[] {
     const { total, best } = this;
-    const touched = new Set<number>();
+    // The documents scored, each once: `total` above 0 marks them.
+    const touched: number[] = [];
     for (const expansions of this.expandQuery(query)) {
       // A word's best expansion counts, not their sum: three synonyms are not three matches.
       const seen: number[] = [];
@@ -109,27 +110,35 @@ export class LexicalIndex {
         const posting = this.postings.get(t);
         if (!posting) continue;
         const { docs, weights, idf } = posting;
+        const factor = weight * idf;
         for (let i = 0; i < docs.length; i++) {
           const doc = docs[i];
-          const score = weight * idf * weights[i];
+          const score = factor * weights[i];
           if (best[doc] === 0) seen.push(doc);
           if (score > best[doc]) best[doc] = score;
         }
       }
       for (const doc of seen) {
+        if (total[doc] === 0) touched.push(doc);
         total[doc] += best[doc];
         best[doc] = 0;
-        touched.add(doc);
       }
     }
+    // The best `limit`, kept sorted as they come: no sort of every match.
     const hits: LexicalHit[] = [];
     for (const index of touched) {
       const score = total[index];
       total[index] = 0;
-      if (score > 0 && (!accept || accept(index))) hits.push({ index, score });
+      if (score <= 0 || (hits.length === limit && score <= hits[limit - 1].score) || (accept && !accept(index))) continue;
+      let at = hits.length === limit ? limit - 1 : hits.length;
+      if (hits.length < limit) hits.push({ index, score });
+      while (at > 0 && (hits[at - 1].score < score || (hits[at - 1].score === score && hits[at - 1].index > index))) {
+        hits[at] = hits[at - 1];
+        at--;
+      }
+      hits[at] = { index, score };
     }
-    hits.sort((a, b) => b.score - a.score || a.index - b.index);
-    return hits.slice(0, limit);
+    return hits;
   }
 
   /** Each distinct word of the request with the terms it looks for and their weights. */

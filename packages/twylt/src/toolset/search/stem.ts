@@ -8,10 +8,9 @@ const cache = new Map<string, string>();
 const CACHE_LIMIT = 50_000;
 
 export function stem(word: string): string {
-  if (word.length <= 2 || !/^[a-z]+$/.test(word)) return word;
   let stemmed = cache.get(word);
   if (stemmed === undefined) {
-    stemmed = porter(word);
+    stemmed = word.length <= 2 || !/^[a-z]+$/.test(word) ? word : porter(word);
     if (cache.size < CACHE_LIMIT) cache.set(word, stemmed);
   }
   return stemmed;
