@@ -1,7 +1,8 @@
 /**
  * How well each ranking finds the right tool (ADR: tool search): the tools of well-known MCP
  * servers (bench/search/tools.tsv) and natural-language requests each labelled with the tool
- * that serves it (bench/search/queries.tsv). Hit@1, Hit@5 and nDCG@5 (one relevant tool:
+ * that serves it (bench/search/queries.tsv, which the ranking was tuned on, and
+ * queries-heldout.tsv, written after it was frozen). Hit@1, Hit@5 and nDCG@5 (one relevant tool:
  * 1/log2(1 + rank) when it is in the first five) for each ranking:
  *
  * - plain BM25 over name and description (lower case, split at non-letters; k1 1.2, b 0.75):
@@ -28,9 +29,10 @@ function rows(file) {
     .map((line) => line.split('\t'));
 }
 const tools = rows('tools.tsv').map(([name, category, description]) => ({ name, category, description }));
-const queries = rows('queries.tsv').map(([tool, text]) => ({ tool, text }));
+const development = rows('queries.tsv').map(([tool, text]) => ({ tool, text }));
+const heldOut = rows('queries-heldout.tsv').map(([tool, text]) => ({ tool, text }));
 const names = new Set(tools.map((tool) => tool.name));
-for (const { tool } of queries) if (!names.has(tool)) throw new Error(`queries.tsv names ${tool}, which tools.tsv lacks`);
+for (const { tool } of [...development, ...heldOut]) if (!names.has(tool)) throw new Error(`a request names ${tool}, which tools.tsv lacks`);
 
 /** Textbook BM25: lower case, split at anything but letters and digits, nothing else. */
 function plainBm25(docs) {
@@ -81,7 +83,7 @@ function miniSearch(docs, MiniSearch) {
   return (query) => index.search(query).slice(0, 5).map((hit) => hit.id);
 }
 
-function score(rank) {
+function score(rank, queries) {
   const metrics = { hit1: 0, hit5: 0, ndcg5: 0 };
   const misses = [];
   for (const { tool, text } of queries) {
@@ -109,12 +111,18 @@ if (process.env.MINISEARCH_DIR) {
   rankings.push(['MiniSearch 7 (same analyzer, prefix + fuzzy)', miniSearch(tools, MiniSearch.default ?? MiniSearch)]);
 }
 
-const results = rankings.map(([name, rank]) => ({ name, ...score(rank) }));
+const sets = [
+  ['development (the ranking was tuned on it)', development],
+  ['held out (written after tuning)', heldOut],
+];
+const results = sets.map(([set, queries]) => ({ set, queries: queries.length, rankings: rankings.map(([name, rank]) => ({ name, ...score(rank, queries) })) }));
 if (flags.json) {
-  process.stdout.write(`${JSON.stringify({ tools: tools.length, queries: queries.length, results: results.map(({ misses, ...rest }) => rest) }, null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify({ tools: tools.length, results: results.map(({ rankings: r, ...rest }) => ({ ...rest, rankings: r.map(({ misses, ...metrics }) => metrics) })) }, null, 2)}\n`);
 } else {
-  console.log(`${tools.length} tools, ${queries.length} labelled requests\n`);
-  console.log('| Ranking | Hit@1 | Hit@5 | nDCG@5 |\n|---|---|---|---|');
-  for (const { name, hit1, hit5, ndcg5 } of results) console.log(`| ${name} | ${hit1.toFixed(2)} | ${hit5.toFixed(2)} | ${ndcg5.toFixed(2)} |`);
-  if (process.env.SHOW_MISSES) for (const miss of results[2].misses) console.log(`miss: ${miss.text} -> want ${miss.tool}, got ${miss.got.join(', ')}`);
+  console.log(`${tools.length} tools\n`);
+  console.log('| Requests | Ranking | Hit@1 | Hit@5 | nDCG@5 |\n|---|---|---|---|---|');
+  for (const { set, queries, rankings: ranked } of results) {
+    for (const { name, hit1, hit5, ndcg5 } of ranked) console.log(`| ${set}, ${queries} | ${name} | ${hit1.toFixed(2)} | ${hit5.toFixed(2)} | ${ndcg5.toFixed(2)} |`);
+  }
+  if (process.env.SHOW_MISSES) for (const miss of results[0].rankings[2].misses) console.log(`miss: ${miss.text} -> want ${miss.tool}, got ${miss.got.join(', ')}`);
 }
