@@ -204,7 +204,7 @@ describe('search mode with an embeddings endpoint', () => {
   it('fuses the endpoint’s ranks, caches tool vectors across a restart, and falls back to lexical (logged, counted) when it fails', async () => {
     const stub = await embeddingsStub();
     const cache = join(dir, 'vectors');
-    const args = ['--catalog', 'search', '--search-embeddings', stub.url, '--search-model', 'stub-model', '--search-cache', cache, '--search-timeout-ms', '300', '--config', config, '--metrics', '127.0.0.1:0'];
+    const args = ['--catalog', 'search', '--search-embeddings', stub.url, '--search-model', 'stub-model', '--search-cache', cache, '--search-timeout-ms', '2000', '--config', config, '--metrics', '127.0.0.1:0'];
     let bridge = await startBridge(args);
     try {
       // Tool vectors are computed at start, then the request's: "umbrella" reaches the forecast.
@@ -226,10 +226,11 @@ describe('search mode with an embeddings endpoint', () => {
       stub.mode('hang');
       const started = performance.now();
       const slow = await search(bridge.client, { query: 'post to slack' });
-      expect(performance.now() - started).toBeLessThan(3000);
+      // Answered at the time-out (2 s, roomy for a loaded machine), not when the endpoint would.
+      expect(performance.now() - started).toBeLessThan(8000);
       expect(names(slow.structuredContent?.tools)[0]).toBe('slack_post_message');
       expect(bridge.stderr()).toMatch(/search: embeddings error \(the embeddings endpoint answered HTTP 500\); lexical results given/);
-      expect(bridge.stderr()).toMatch(/search: embeddings timeout \(the embeddings endpoint did not answer within 300 ms\); lexical results given/);
+      expect(bridge.stderr()).toMatch(/search: embeddings timeout \(the embeddings endpoint did not answer within 2000 ms\); lexical results given/);
       const metricsUrl = /metrics at (http:\S+)/.exec(bridge.stderr())![1]!;
       const metrics = await (await fetch(metricsUrl)).text();
       expect(metrics).toMatch(/^twylt_search_fallbacks_total\{reason="error"\} 1$/m);
