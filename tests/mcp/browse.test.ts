@@ -174,7 +174,7 @@ describe('browse mode over stdio', () => {
   it('refuses an unknown --catalog mode as a usage error', async () => {
     const result = await run([process.execPath, BRIDGE_CLI, '--catalog', 'all', '--', ...MEASURE]);
     expect(result.code).toBe(64);
-    expect(result.stderr).toContain('--catalog takes "tools" or "browse", got "all"');
+    expect(result.stderr).toContain('--catalog takes "tools", "browse" or "search", got "all"');
   });
 });
 

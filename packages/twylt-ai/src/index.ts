@@ -9,5 +9,6 @@
 export { aiTool, twyltTool, twyltTools, type TwyltAiTool, type TwyltExecuteOptions, type TwyltToolsOptions } from './ai-sdk.js';
 export { TOOL_NAME_PATTERN, describeForAgents, type AgentResult, type AgentTool, type AgentToolsOptions } from './agent-tools.js';
 export { TwyltCallError, type FailureKind } from './error.js';
+export { searchTools, twyltSearchTools, type SearchToolsOptions, type ToolCard, type TwyltSearchPair, type TwyltSearchToolsOptions } from './search.js';
 export { ConfigError, SpecCache, ToolsetError, readConfig, type ToolEntry, type ToolEntryLike } from 'twylt/toolset';
 export { JsonNumber } from 'twylt/client';

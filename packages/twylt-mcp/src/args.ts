@@ -6,12 +6,13 @@
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { EmbeddingsFlags } from 'twylt/toolset';
 import { authServerUrl, parseListenAddress, resourceUrl } from 'twylt/server';
-import { TOOLSET_OPTIONS, formatOptions, metricsAddress, parseCount, parseDuration, sandboxFromFlags, splitArgv, toolsetOptions, UsageError, type OptionSpec, type SandboxPolicy, type ToolDefaults } from 'twylt/toolset';
+import { SEARCH_OPTIONS, embeddingsFromFlags, TOOLSET_OPTIONS, formatOptions, metricsAddress, parseCount, parseDuration, sandboxFromFlags, splitArgv, toolsetOptions, UsageError, type OptionSpec, type SandboxPolicy, type ToolDefaults } from 'twylt/toolset';
 
-/** How the tools are offered: one MCP tool per TWYLT tool, or browse mode's two (catalog.ts). */
-export type CatalogMode = 'tools' | 'browse';
-export const CATALOG_MODES: readonly CatalogMode[] = ['tools', 'browse'];
+/** How the tools are offered: one MCP tool per TWYLT tool, or browse mode's two (catalog.ts), or search mode's two (search.ts). */
+export type CatalogMode = 'tools' | 'browse' | 'search';
+export const CATALOG_MODES: readonly CatalogMode[] = ['tools', 'browse', 'search'];
 
 export interface CliPlan {
   help: boolean;
@@ -28,8 +29,10 @@ export interface CliPlan {
   strict: boolean;
   /** Tools given after `--`, each an argv. */
   commands: string[][];
-  /** How the tools are offered: one MCP tool each, or browse mode's two. */
+  /** How the tools are offered: one MCP tool each, or browse or search mode's two. */
   catalog: CatalogMode;
+  /** Search mode's embeddings endpoint (--search-embeddings), if any. */
+  searchEmbeddings?: EmbeddingsFlags;
   /** Defaults for every tool that does not set its own: time-outs, limits, warm processes (ADR 0026). */
   defaults: ToolDefaults;
   /** The sandbox the --sandbox* flags ask for (docs/sandbox.md); undefined: none. */
@@ -77,7 +80,7 @@ const BRIDGE_OPTIONS = {
   catalog: {
     type: 'string',
     value: 'MODE',
-    help: 'how the tools are offered: "tools", one MCP tool per tool (default), or "browse", two MCP tools for a large catalog: twylt_list (by category) and twylt_call',
+    help: 'how the tools are offered: "tools", one MCP tool per tool (default); "browse", two MCP tools for a large catalog: twylt_list (by category) and twylt_call; or "search", two MCP tools for any catalog: twylt_search (by what a tool does) and twylt_call',
   },
   'describe-retry-ms': {
     type: 'string',
@@ -184,7 +187,7 @@ const AUTH_OPTIONS = {
   },
 } as const satisfies Record<string, OptionSpec>;
 
-/** Every flag that sets the defaults of the tools. */
+/** Every flag that sets the defaults of the tools (and the search flags, which set none). */
 const DEFAULTS_OPTIONS = { ...TOOLSET_OPTIONS, ...BRIDGE_OPTIONS };
 
 export const USAGE = `Usage: twylt-mcp [options] -- COMMAND [ARG...] [-- COMMAND [ARG...]]...
@@ -201,6 +204,8 @@ Options:
 ${formatOptions({ ...TOOLSET_OPTIONS, ...BRIDGE_OPTIONS })}  -h, --help               show this help
   -V, --version            show the version
 
+Search mode (--catalog search):
+${formatOptions(SEARCH_OPTIONS)}
 HTTP mode:
 ${formatOptions(HTTP_OPTIONS)}
 OAuth 2.1 (HTTP mode, instead of a token):
@@ -226,6 +231,7 @@ export function parseCli(argv: readonly string[]): CliPlan {
       allowPositionals: false,
       options: {
         ...DEFAULTS_OPTIONS,
+        ...SEARCH_OPTIONS,
         ...HTTP_OPTIONS,
         ...AUTH_OPTIONS,
         help: { type: 'boolean', short: 'h' },
@@ -253,7 +259,12 @@ export function parseCli(argv: readonly string[]): CliPlan {
     maxQueue: count('--max-queue', values['max-queue']),
     maxMessageBytes: count('--max-message-bytes', values['max-message-bytes'], 1),
     metrics: metricsAddress(values.metrics),
+    searchEmbeddings: embeddingsFromFlags(values),
   };
+  if (plan.catalog !== 'search') {
+    const stray = Object.keys(SEARCH_OPTIONS).find((option) => values[option as keyof typeof SEARCH_OPTIONS] !== undefined);
+    if (stray) throw new UsageError(`--${stray} needs --catalog search`);
+  }
   if (values.http !== undefined) {
     if (plan.maxMessageBytes !== undefined) throw new UsageError('--max-message-bytes is for stdio; over HTTP, use --max-body-bytes');
     let address;
@@ -317,7 +328,10 @@ function checkedUrl(option: string, text: string, check: (text: string) => unkno
 function catalogMode(text: string | undefined): CatalogMode {
   if (text === undefined) return 'tools';
   const mode = CATALOG_MODES.find((candidate) => candidate === text);
-  if (!mode) throw new UsageError(`--catalog takes ${CATALOG_MODES.map((name) => JSON.stringify(name)).join(' or ')}, got ${JSON.stringify(text)}`);
+  if (!mode) {
+    const quoted = CATALOG_MODES.map((name) => JSON.stringify(name));
+    throw new UsageError(`--catalog takes ${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}, got ${JSON.stringify(text)}`);
+  }
   return mode;
 }
 

@@ -31,22 +31,27 @@ export const BROWSE_TOOLS: Tool[] = [
     },
     annotations: { readOnlyHint: true, openWorldHint: false },
   },
-  {
+  callToolDefinition(LIST_TOOL),
+];
+
+/** twylt_call, as browse and search mode offer it: `finder` is the tool that shows the names. */
+export function callToolDefinition(finder: string): Tool {
+  return {
     name: CALL_TOOL,
     description:
-      'Run one tool of the catalog, by the name twylt_list shows, with arguments that match its inputSchema. Returns the tool\'s ' +
+      `Run one tool of the catalog, by the name ${finder} shows, with arguments that match its inputSchema. Returns the tool's ` +
       'result, or an error that says what to correct.',
     inputSchema: {
       type: 'object',
       properties: {
-        name: { type: 'string', description: 'The name of a tool listed by twylt_list.' },
+        name: { type: 'string', description: `The name of a tool listed by ${finder}.` },
         arguments: { type: 'object', description: "The tool's arguments, matching its inputSchema.", additionalProperties: true },
       },
       required: ['name'],
       additionalProperties: false,
     },
-  },
-];
+  };
+}
 
 /** --http builds a server per request: the instructions of a tool set are written once. */
 const instructionsOf = new WeakMap<readonly BridgeTool[], string>();
@@ -96,15 +101,15 @@ export function listCatalog(tools: readonly BridgeTool[], args: Record<string, u
 export type BrowseCall = { name: string; arguments: Record<string, unknown> } | { refused: CallToolResult };
 
 /** What twylt_call asks for: a tool's name and its arguments, or a refusal that says what is wrong. */
-export function readBrowseCall(args: Record<string, unknown>, known: ReadonlyMap<string, BridgeTool>): BrowseCall {
+export function readBrowseCall(args: Record<string, unknown>, known: ReadonlyMap<string, BridgeTool>, finder = LIST_TOOL): BrowseCall {
   const { name, arguments: inner = {} } = args;
   const extra = Object.keys(args).filter((key) => key !== 'name' && key !== 'arguments');
   if (extra.length > 0) {
     return refused(`${CALL_TOOL} takes {"name": TOOL, "arguments": {...}}; put ${extra.map((key) => JSON.stringify(key)).join(', ')} inside "arguments".`);
   }
-  if (typeof name !== 'string') return refused(`"name" must be a string, the name of a tool that ${LIST_TOOL} shows; got ${jsonKind(name)}.`);
+  if (typeof name !== 'string') return refused(`"name" must be a string, the name of a tool that ${finder} shows; got ${jsonKind(name)}.`);
   if (!isRecord(inner) || inner instanceof JsonNumber) return refused(`"arguments" must be a JSON object, the tool's arguments; got ${jsonKind(inner)}.`);
-  if (!known.has(name)) return refused(`There is no tool named ${JSON.stringify(name)} in this catalog. Call ${LIST_TOOL} to see the tools and their names.`);
+  if (!known.has(name)) return refused(`There is no tool named ${JSON.stringify(name)} in this catalog. Call ${finder} to see the tools and their names.`);
   return { name, arguments: inner };
 }
 

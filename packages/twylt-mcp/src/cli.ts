@@ -63,7 +63,7 @@ async function main(argv: readonly string[]): Promise<void> {
     });
     // One defaults object for every tool, handed on by reference.
     const defaults = sandbox ? { ...plan.defaults, sandbox } : plan.defaults;
-    const shared = { defaults, describeRetryMs: plan.describeRetryMs, strict: plan.strict, catalog: plan.catalog };
+    const shared = { defaults, describeRetryMs: plan.describeRetryMs, strict: plan.strict, catalog: plan.catalog, searchEmbeddings: plan.searchEmbeddings };
     const scanned = await scanForServing(
       plan.scans,
       // Each scanned tool runs in a workspace of its own, never in its code's folder.

@@ -42,7 +42,7 @@ import {
   type OAuthOptions,
   type ResourceServer,
 } from 'twylt/server';
-import { CallLimiter, isRecord, refusalChannel, type RefusalMessage, type ToolEntry } from 'twylt/toolset';
+import { CallLimiter, isRecord, refusalChannel, type EmbeddingsFlags, type RefusalMessage, type ToolEntry } from 'twylt/toolset';
 import { normalizeOrigin } from './args.js';
 import { CALL_TOOL } from './catalog.js';
 import { openExchange, type Exchange } from './exchange.js';
@@ -52,6 +52,7 @@ import { stderrEventLog, stderrLog, type EventLog } from './log.js';
 import type { CallRecord } from './outcome.js';
 import { BUSY_ERROR_CODE, DEFAULT_MAX_QUEUE, createServer } from './server.js';
 import { ServedTools, retryLeftOut, type RetryOptions } from './retry.js';
+import { CatalogSearch } from './search.js';
 import { StartupError, describeTools } from './tools.js';
 
 export const MCP_PATH = '/mcp';
@@ -105,8 +106,10 @@ export interface HttpOptions extends RetryOptions {
   logInput?: boolean;
   /** Where the structured log lines go (default: stderr, one JSON object per line). */
   events?: EventLog;
-  /** One MCP tool per TWYLT tool (default), or browse mode's two (ADR 0025). */
+  /** One MCP tool per TWYLT tool (default), or browse mode's two (ADR 0025), or search mode's two. */
   catalog?: CatalogMode;
+  /** Search mode: rank by meaning too, through this embeddings endpoint. */
+  searchEmbeddings?: EmbeddingsFlags;
 }
 
 /**
@@ -155,6 +158,9 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
   options = { ...options, defaults: options.defaults ?? {} };
   // A tool left out joins when described again: each request builds its server from `served.current`.
   const served = new ServedTools(await describeTools(entries, { ...options, log, onLeftOut: (entry) => leftOut.push(entry) }));
+  // Search mode: one index per tool set, ready before the first request; each request's server shares it.
+  const search = options.catalog === 'search' ? new CatalogSearch(options.searchEmbeddings, log) : undefined;
+  await search?.prepare(served.current);
   const limiter = new CallLimiter({ maxConcurrent: options.maxConcurrency ?? availableParallelism(), maxQueue: options.maxQueue ?? DEFAULT_MAX_QUEUE });
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const onCall = (caller: Caller) => (record: CallRecord) => events('call', { ...callFields(record, options.logInput ?? false), ...callerFields(caller) });
@@ -270,7 +276,7 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
 
     const mayCall = oauth?.toolScopes ? (name: string) => mayCallTool(caller, name) : undefined;
     const transport = { kind: 'http' as const, client: { address: remoteOf(request), port: request.socket?.remotePort } };
-    const server: Server = createServer(served.current, { log: mcpLog, limiter, onCall: onCall(caller), mayCall, catalog: options.catalog, transport });
+    const server: Server = createServer(served.current, { log: mcpLog, limiter, onCall: onCall(caller), mayCall, catalog: options.catalog, search, transport });
     const sdkTransport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     const ids = messages.flatMap((m) => (idOf(m) === undefined ? [] : [idOf(m)]));
     const exchange = openExchange(server, sdkTransport, ids);
@@ -478,12 +484,13 @@ function methodOf(message: unknown): unknown {
 
 /**
  * The catalog tool a message calls, if it is a tools/call: its name, or in browse mode the
- * name inside a twylt_call (twylt_list calls no tool; it shows a caller its own tools).
+ * search mode the name inside a twylt_call (twylt_list and twylt_search call no tool; they
+ * show a caller its own tools).
  */
 function calledTool(message: unknown, catalog: CatalogMode | undefined): string | undefined {
   if (methodOf(message) !== 'tools/call' || !isRecord(message) || !isRecord(message.params)) return undefined;
   const { name, arguments: args } = message.params;
-  if (catalog !== 'browse') return typeof name === 'string' ? name : undefined;
+  if (catalog !== 'browse' && catalog !== 'search') return typeof name === 'string' ? name : undefined;
   return name === CALL_TOOL && isRecord(args) && typeof args.name === 'string' ? args.name : undefined;
 }
 

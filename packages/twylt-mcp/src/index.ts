@@ -8,7 +8,7 @@
  *   const bridge = await serveHttp(entries, { port: 8080, token });
  *
  * Or step by step: `describeTools` (start-up checks), `createServer` (an SDK Server to
- * connect to any transport).
+ * connect to any transport; search mode: `catalog: "search"` with `search: new CatalogSearch()`).
  */
 export {
   ConfigError,
@@ -29,6 +29,7 @@ export { DEFAULT_RETRY_MS, MAX_RETRY_MS, ServedTools, retryLeftOut, type RetryOp
 export { DEFAULT_MAX_MESSAGE_BYTES } from './exact-stdio.js';
 export { DEFAULT_GRACE_MS, DEFAULT_MAX_BODY_BYTES, HEALTH_PATH, MCP_PATH, serveHttp, type HttpBridge, type HttpOAuthOptions, type HttpOptions } from './http.js';
 export { BROWSE_TOOLS, CALL_TOOL, LIST_TOOL, browseInstructions, listCatalog } from './catalog.js';
+export { CatalogSearch, SEARCH_TOOL, SEARCH_TOOLS, searchInstructions } from './search.js';
 export type { CatalogMode } from './args.js';
 export { outcomeOf, type CallOutcome, type CallRecord } from './outcome.js';
 export { CallLimiter, QueueFullError } from 'twylt/toolset';

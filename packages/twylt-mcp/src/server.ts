@@ -14,6 +14,7 @@ import { z } from 'zod';
 import { failureKind, isRecord, jsonKind, QueueFullError, requestChannel, type CallLimiter, type RequestMessage } from 'twylt/toolset';
 import { BROWSE_TOOLS, CALL_TOOL, LIST_TOOL, browseInstructions, listCatalog, readBrowseCall } from './catalog.js';
 import type { CatalogMode } from './args.js';
+import { SEARCH_TOOL, SEARCH_TOOLS, searchInstructions, type CatalogSearch } from './search.js';
 import { invalidParams, readableParams, rpcError } from './invalid-params.js';
 import type { Log } from './log.js';
 import { observingRequests, requestMessage, type Transport } from './observed.js';
@@ -45,8 +46,10 @@ export interface ServerOptions {
   onCall?: (record: CallRecord) => void;
   /** Which tools this server's caller may see and call (default: all); the others do not exist for it. */
   mayCall?: (tool: string) => boolean;
-  /** One MCP tool per TWYLT tool (`tools`, the default), or the two tools of browse mode (ADR 0025). */
+  /** One MCP tool per TWYLT tool (`tools`, the default), or the two tools of browse mode (ADR 0025) or of search mode. */
   catalog?: CatalogMode;
+  /** The searches of search mode (needed with `catalog: 'search'`). */
+  search?: CatalogSearch;
   /** How requests arrive, for observers (ADR 0033; default stdio). */
   transport?: Transport;
 }
@@ -82,19 +85,23 @@ export function createServer(tools: readonly BridgeTool[] | (() => readonly Brid
     return { visible, byName };
   };
   const browse = catalog === 'browse';
+  const searching = catalog === 'search';
+  const { search } = options;
+  if (searching && !search) throw new TypeError('catalog "search" needs options.search');
   const server = new BridgeServer(
     { name: 'twylt-mcp', version },
     {
       capabilities: { tools: typeof tools === 'function' ? { listChanged: true } : {} },
       jsonSchemaValidator: (sharedValidator ??= new AjvJsonSchemaValidator()),
       ...(browse ? { instructions: browseInstructions(served().visible) } : {}),
+      ...(searching ? { instructions: searchInstructions(served().visible.length) } : {}),
     },
   );
   // Messages the SDK cannot handle (malformed JSON-RPC, say) are dropped; say so.
   server.onerror = (error) => log(`MCP: ${error.message}`);
 
   const transport = options.transport ?? { kind: 'stdio' };
-  const listTools = () => ({ tools: browse ? BROWSE_TOOLS : served().visible.map((tool) => tool.definition) });
+  const listTools = () => ({ tools: browse ? BROWSE_TOOLS : searching ? SEARCH_TOOLS : served().visible.map((tool) => tool.definition) });
   server.setRequestHandler(ListToolsRequestSchema, (request, extra) => {
     if (!observingRequests()) return listTools();
     return requestChannel.tracePromise(async () => listTools(), requestMessage('tools/list', request.params, extra.requestId, extra.requestInfo?.headers, transport, undefined));
@@ -140,11 +147,17 @@ export function createServer(tools: readonly BridgeTool[] | (() => readonly Brid
     }
   };
 
-  /** twylt_list and twylt_call; a refused browse request is an isError result the model can act on. */
+  /** twylt_list (or twylt_search) and twylt_call; a refused request is an isError result the model can act on. */
+  const finder = searching ? SEARCH_TOOL : LIST_TOOL;
   const browseTool = (name: string, args: Record<string, unknown>, extra: RequestExtra, arrived: number, observed?: RequestMessage): Promise<CallToolResult> | CallToolResult => {
-    if (name === LIST_TOOL) return listCatalog(served().visible, args);
-    if (name !== CALL_TOOL) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}; this server offers ${LIST_TOOL} and ${CALL_TOOL}`);
-    const call = readBrowseCall(args, served().byName);
+    if (browse && name === LIST_TOOL) return listCatalog(served().visible, args);
+    if (search && name === SEARCH_TOOL) {
+      // One index per tool set, searched for this caller's tools only.
+      const { byName } = served();
+      return search.run(current(), args, options.mayCall ? (tool) => byName.has(tool) : undefined);
+    }
+    if (name !== CALL_TOOL) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}; this server offers ${finder} and ${CALL_TOOL}`);
+    const call = readBrowseCall(args, served().byName, finder);
     if ('refused' in call) {
       if (observed) observed.errorType = 'invalid_input';
       onCall?.({ tool: typeof args.name === 'string' ? args.name : CALL_TOOL, outcome: 'invalid_input', exitCode: null, errorType: 'InvalidBrowseCall', durationMs: performance.now() - arrived, queuedMs: 0, input: args });
@@ -156,10 +169,11 @@ export function createServer(tools: readonly BridgeTool[] | (() => readonly Brid
   server.setRequestHandler(CallRequestSchema, (request, extra): Promise<CallToolResult> | CallToolResult => {
     const { name, arguments: args = {} } = request.params;
     const arrived = performance.now();
-    if (!observingRequests()) return browse ? browseTool(name, args, extra, arrived) : callTool(name, args, extra, arrived);
+    const viaCatalog = browse || searching;
+    if (!observingRequests()) return viaCatalog ? browseTool(name, args, extra, arrived) : callTool(name, args, extra, arrived);
     // Observed (ADR 0033): the tool is named only once the catalog is known to have it.
     const observed = requestMessage('tools/call', request.params, extra.requestId, extra.requestInfo?.headers, transport, undefined);
-    return requestChannel.tracePromise(async () => (browse ? browseTool(name, args, extra, arrived, observed) : callTool(name, args, extra, arrived, observed)), observed);
+    return requestChannel.tracePromise(async () => (viaCatalog ? browseTool(name, args, extra, arrived, observed) : callTool(name, args, extra, arrived, observed)), observed);
   });
 
   return server;

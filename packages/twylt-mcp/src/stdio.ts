@@ -8,12 +8,16 @@ import { stderrLog } from './log.js';
 import { createServer } from './server.js';
 import { ServedTools, retryLeftOut, type RetryOptions } from './retry.js';
 import { describeTools } from './tools.js';
+import { CatalogSearch, SEARCH_TOOL } from './search.js';
+import type { EmbeddingsFlags } from 'twylt/toolset';
 
 export interface StdioOptions extends RetryOptions, ExactStdioOptions {
   /** Bounds the tool processes running at once (default: no bound; the one client decides). */
   limiter?: CallLimiter;
-  /** One MCP tool per TWYLT tool (default), or browse mode's two (ADR 0025). */
+  /** One MCP tool per TWYLT tool (default), or browse mode's two (ADR 0025), or search mode's two. */
   catalog?: CatalogMode;
+  /** Search mode: rank by meaning too, through this embeddings endpoint. */
+  searchEmbeddings?: EmbeddingsFlags;
 }
 
 /**
@@ -28,9 +32,12 @@ export async function serveStdio(configs: readonly ToolEntry[], options: StdioOp
   options = { ...options, defaults: options.defaults ?? {} };
   const tools = await describeTools(configs, { ...options, log, onLeftOut: (entry) => leftOut.push(entry) });
   const served = new ServedTools(tools);
-  const server = createServer(() => served.current, { log, limiter: options.limiter, catalog: options.catalog });
-  // Browse mode's two tools stay the same; twylt_list shows the newcomer.
-  if (options.catalog !== 'browse') served.onChange(() => void server.sendToolListChanged().catch((error: Error) => log(`MCP: ${error.message}`)));
+  // Search mode: the index is ready before the first request.
+  const search = options.catalog === 'search' ? new CatalogSearch(options.searchEmbeddings, log) : undefined;
+  await search?.prepare(served.current);
+  const server = createServer(() => served.current, { log, limiter: options.limiter, catalog: options.catalog, search });
+  // Browse and search mode's two tools stay the same; twylt_list and twylt_search show the newcomer.
+  if (options.catalog === undefined || options.catalog === 'tools') served.onChange(() => void server.sendToolListChanged().catch((error: Error) => log(`MCP: ${error.message}`)));
   // The client gone (stdin ended, stdout broken) or the bridge closed: no more calls.
   server.onclose = () => {
     for (const tool of served.current) tool.runner.close();
@@ -47,6 +54,7 @@ export async function serveStdio(configs: readonly ToolEntry[], options: StdioOp
   // Closing aborts the calls still running, which kills their processes.
   process.stdout.once('error', () => void server.close());
   const names = tools.map((tool) => tool.definition.name).join(', ');
-  log(options.catalog === 'browse' ? `serving ${tools.length} tools through ${LIST_TOOL} and ${CALL_TOOL}: ${names}` : `serving ${names}`);
+  const finder = options.catalog === 'browse' ? LIST_TOOL : options.catalog === 'search' ? SEARCH_TOOL : undefined;
+  log(finder ? `serving ${tools.length} tools through ${finder} and ${CALL_TOOL}: ${names}` : `serving ${names}`);
   return server;
 }

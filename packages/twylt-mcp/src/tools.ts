@@ -16,6 +16,8 @@ export interface BridgeTool {
   /** What tools/list shows. */
   definition: Tool;
   runner: ToolRunner;
+  /** The inputs of its few-shot examples: search mode indexes them. */
+  examples?: readonly unknown[];
 }
 
 /** The bridge cannot start; the message names every tool at fault, one per line. */
@@ -78,7 +80,8 @@ export async function describeTools(entries: readonly ToolEntry[], options: Desc
 export function bridgeTool(name: string, spec: ToolSpec, runner: ToolRunner, log: Log): BridgeTool {
   const mcp = toMcpTool(name, spec);
   for (const warning of [...mcp.warnings, ...validateToolName(name).warnings]) log(`"${name}": ${warning}`);
-  return { definition: mcp.tool, runner };
+  const examples = Array.isArray(spec.few_shots) ? spec.few_shots.map((shot) => shot?.input) : [];
+  return { definition: mcp.tool, runner, examples };
 }
 
 export interface McpView {

@@ -14,12 +14,12 @@ import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
-const PUBLIC = ['index', 'bootstrap/index', 'bootstrap/launch', 'client/index', 'conformance/index', 'guardrails/index', 'protocol/index', 'server/index', 'toolset/index', 'observe/index', 'cli/main'];
+const PUBLIC = ['index', 'bootstrap/index', 'bootstrap/launch', 'client/index', 'conformance/index', 'guardrails/index', 'protocol/index', 'server/index', 'toolset/index', 'toolset/search/index', 'observe/index', 'cli/main'];
 /** Loaded with `import()`: each must be a file of its own, evaluated only when asked for. */
 const LAZY = [
   'schema/zod', 'schema/standard', 'schema/json-validator',
   'tool/help', 'guardrails/run-hooks', 'bootstrap/default-requirements', 'bootstrap/resolve-hooks', 'client/schema-check',
-  'cli/commands/describe', 'cli/commands/call', 'cli/commands/build', 'cli/commands/check',
+  'cli/commands/describe', 'cli/commands/call', 'cli/commands/search', 'cli/commands/build', 'cli/commands/check',
   'build/index', 'build/entry', 'build/load', 'build/snapshot',
   'cli/commands/inspect', 'inspect/server', 'inspect/browser',
   'observe/tracing',

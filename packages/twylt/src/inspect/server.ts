@@ -28,7 +28,8 @@ import { CallLimiter, QueueFullError } from '../toolset/limiter.js';
 import { HttpError, defaultTransport, parseCallRequest, parseDescribeRequest, runCall, runDescribe } from './calls.js';
 import { CallHistory } from './history.js';
 import { PAGE, loadAssets, refusalPage } from './page.js';
-import { TOKEN_FRAGMENT, type ToolInfo, type ToolsResponse } from './types.js';
+import { TOKEN_FRAGMENT, type SearchResponse, type ToolInfo, type ToolsResponse } from './types.js';
+import type { ToolSearch } from '../toolset/search/index.js';
 
 export interface InspectorOptions {
   tools: readonly DescribedTool[];
@@ -120,6 +121,22 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     category: categoryOf(tool.runner.entry),
   });
 
+  /** The search index of the tools as described now (a reload makes a new map, and so a new index). */
+  const indexes = new WeakMap<Map<string, DescribedTool>, Promise<ToolSearch>>();
+  async function searchTools(query: string, limitText: string | null): Promise<SearchResponse> {
+    const limit = limitText === null ? 10 : Number(limitText);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 20) throw new HttpError(400, `limit must be a whole number from 1 to 20, got ${JSON.stringify(limitText)}`);
+    let index = indexes.get(tools);
+    if (!index) {
+      const described = [...tools.values()];
+      // Loaded at the first search only: the page works without it.
+      index = import('../toolset/search/index.js').then(({ ToolSearch, searchableTool }) => new ToolSearch(described.map((tool) => searchableTool(tool.name, tool.spec, categoryOf(tool.runner.entry)))));
+      indexes.set(tools, index);
+    }
+    const { hits } = await (await index).search(query, { limit });
+    return { tools: hits.map(({ tool, score }) => ({ name: tool.name, score })) };
+  }
+
   const listing = (): ToolsResponse => ({ tools: [...tools.values()].map(toolInfo), leftOut: [...(options.leftOut?.() ?? [])] });
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -158,6 +175,8 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
         return sendJson(response, 200, listing());
       case 'GET /api/history':
         return sendJson(response, 200, { calls: history.list() });
+      case 'GET /api/search':
+        return sendJson(response, 200, await searchTools(url.searchParams.get('q') ?? '', url.searchParams.get('limit')));
       case 'POST /api/call': {
         const call = parseCallRequest(await readBody(request, MAX_REQUEST_BYTES), tools, options.defaultTimeoutMs);
         const record = await inSlot(response, (signal) => runCall(history.nextId(), call, signal));
@@ -192,7 +211,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
         return sendJson(response, 200, listing());
       }
     }
-    const known = ['/', '/ui/app.js', '/ui/app.css', '/api/tools', '/api/history', '/api/call', '/api/describe', '/api/reload'];
+    const known = ['/', '/ui/app.js', '/ui/app.css', '/api/tools', '/api/history', '/api/search', '/api/call', '/api/describe', '/api/reload'];
     if (known.includes(url.pathname)) throw new HttpError(405, `${request.method} is not allowed on ${url.pathname}`);
     throw new HttpError(404, `nothing at ${url.pathname}`);
   }

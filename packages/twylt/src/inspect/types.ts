@@ -27,6 +27,11 @@ export interface ToolInfo {
   category: string;
 }
 
+/** GET /api/search?q=QUERY[&limit=N]: the tools that best fit QUERY, best first (twylt/search's ranking). */
+export interface SearchResponse {
+  tools: Array<{ name: string; score: number }>;
+}
+
 export interface ToolsResponse {
   tools: ToolInfo[];
   /**

@@ -13,6 +13,7 @@ import {
   queueChannel,
   refusalChannel,
   requestChannel,
+  searchChannel,
   spawnChannel,
   spawnedChannel,
   warmChannel,
@@ -22,6 +23,7 @@ import {
   type RefusalMessage,
   type RequestMessage,
   type SandboxRefusalMessage,
+  type SearchMessage,
   type WarmMessage,
 } from '../toolset/events.js';
 import { errorTypeOf } from './error-type.js';
@@ -32,6 +34,9 @@ import { bindScopes, currentScope, toolOf } from './scope.js';
 export const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
 /** Process launches are milliseconds: finer buckets. */
 const STARTUP_BUCKETS = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1];
+/** A lexical search takes well under a millisecond; a hybrid one waits for the endpoint (its time-out, 1 s by default). */
+const SEARCH_BUCKETS = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2];
+const SEARCH_RESULT_BUCKETS = [0, 1, 2, 3, 5, 10, 20];
 const TOOL = 'gen_ai_tool_name';
 const SANDBOX_REASONS = new Set(['memory', 'processes', 'cpu_time', 'network']);
 
@@ -57,6 +62,10 @@ export function collectMetrics(): Registry {
   const sandbox = registry.add(new Counter('twylt_sandbox_refusals_total', 'Tool runs stopped by the sandbox, by the limit they hit.', ['reason', TOOL]));
   const refusals = registry.add(new Counter('twylt_http_refusals_total', 'HTTP requests refused before MCP (authentication, OAuth scopes, Host...), by status and reason.', ['status', 'reason']));
 
+  const searchSeconds = registry.add(new Histogram('twylt_search_duration_seconds', 'Tool searches (twylt_search, twylt search), by ranking: lexical, or hybrid (lexical and embeddings fused).', ['ranking'], SEARCH_BUCKETS));
+  const searchResults = registry.add(new Histogram('twylt_search_results', 'Tools a search returned.', ['ranking'], SEARCH_RESULT_BUCKETS));
+  const searchFallbacks = registry.add(new Counter('twylt_search_fallbacks_total', 'Searches that asked for embeddings and gave lexical results instead, by reason: timeout, error, pending (tool vectors not ready).', ['reason']));
+
   /** Catalog names seen in calls: the only tool names a label may take. */
   const known = new Set<string>();
   const began = new WeakMap<object, number>();
@@ -66,6 +75,14 @@ export function collectMetrics(): Registry {
   requestChannel.asyncEnd.subscribe((data) => {
     const message = data as RequestMessage;
     operation.observe({ mcp_method_name: message.method, [TOOL]: message.tool, error_type: message.errorType }, seconds(message));
+  });
+
+  searchChannel.start.subscribe((message) => began.set(message as object, performance.now()));
+  searchChannel.asyncEnd.subscribe((data) => {
+    const message = data as SearchMessage;
+    searchSeconds.observe({ ranking: message.ranking }, seconds(message));
+    searchResults.observe({ ranking: message.ranking }, message.results ?? 0);
+    if (message.fallback) searchFallbacks.inc({ reason: message.fallback });
   });
 
   callChannel.start.subscribe((data) => {

@@ -14,6 +14,7 @@ import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
 import {
   queueChannel,
   requestChannel,
+  searchChannel,
   spawnChannel,
   spawnedChannel,
   traceEnv,
@@ -22,6 +23,7 @@ import {
   type ProcessMessage,
   type QueueMessage,
   type RequestMessage,
+  type SearchMessage,
   type ValidateMessage,
   type WarmMessage,
 } from '../toolset/events.js';
@@ -188,6 +190,23 @@ export async function startTracing(settings: TraceSettings, serviceName: string)
       span.end();
     });
   }
+
+  // A tool search: its ranking, results and any fallback (never the request's text).
+  const searches = new WeakMap<SearchMessage, Span>();
+  searchChannel.start.subscribe((data) => {
+    const message = data as SearchMessage;
+    const span = child('tool search', { 'twylt.search.ranking': message.ranking });
+    if (span) searches.set(message, span);
+  });
+  searchChannel.asyncEnd.subscribe((data) => {
+    const message = data as SearchMessage;
+    const span = searches.get(message);
+    if (!span) return;
+    span.setAttribute('twylt.search.ranking', message.ranking);
+    span.setAttribute('twylt.search.results', message.results ?? 0);
+    if (message.fallback) span.setAttribute('twylt.search.fallback', message.fallback);
+    span.end();
+  });
 
   const checks = new WeakMap<ValidateMessage, Span>();
   validateChannel.start.subscribe((data) => {

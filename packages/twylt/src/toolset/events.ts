@@ -31,6 +31,8 @@ export const CHANNEL = {
   refusal: 'twylt:http:refusal',
   /** Published by the sandbox when it stops a tool: SandboxRefusalMessage. */
   sandboxRefusal: 'twylt:sandbox:refusal',
+  /** Tracing channel around one tool search (twylt/search): SearchMessage. */
+  search: 'twylt:search',
 } as const;
 
 /** W3C trace context as a caller sent it (params._meta or HTTP headers). */
@@ -108,6 +110,18 @@ export interface SandboxRefusalMessage {
   tool?: string;
 }
 
+export interface SearchMessage {
+  /** `lexical`, or `hybrid` (lexical and embeddings, fused); a fallback's ranking is `lexical`. */
+  ranking: 'lexical' | 'hybrid';
+  /** Set by the publisher before the end: the tools found. */
+  results?: number;
+  /**
+   * Set when embeddings were asked for and lexical results were given instead: `timeout`,
+   * `error` (the endpoint failed or answered nonsense), or `pending` (tool vectors not ready).
+   */
+  fallback?: 'timeout' | 'error' | 'pending';
+}
+
 export const requestChannel = diagnostics.tracingChannel<unknown, RequestMessage>(CHANNEL.request);
 export const callChannel = diagnostics.tracingChannel<unknown, CallMessage>(CHANNEL.call);
 export const validateChannel = diagnostics.tracingChannel<unknown, ValidateMessage>(CHANNEL.validate);
@@ -116,6 +130,7 @@ export const warmChannel = diagnostics.channel(CHANNEL.warm);
 export const spawnChannel = diagnostics.channel(CHANNEL.spawn);
 export const spawnedChannel = diagnostics.channel(CHANNEL.spawned);
 export const refusalChannel = diagnostics.channel(CHANNEL.refusal);
+export const searchChannel = diagnostics.tracingChannel<unknown, SearchMessage>(CHANNEL.search);
 
 /** A span's identity, as OpenTelemetry's SpanContext has it. */
 export interface SpanIds {

@@ -3,10 +3,14 @@
  * catalog of a hundred tools stays usable), and the selected tool's identity, requirements
  * and describe modes.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { DESCRIBE_MODES, type DescribeMode } from '../../protocol/constants.js';
 import type { ToolInfo } from '../types.js';
 import { JsonText } from './JsonText.js';
+import { searchTools } from './api.js';
+
+/** Wait this long after the last key before asking the server: one search per pause, not per key. */
+const SEARCH_DELAY_MS = 150;
 
 /** From this many tools on, each takes less room: a line of description, no format line. */
 const COMPACT_FROM = 12;
@@ -34,6 +38,7 @@ export function ToolList({ tools, leftOut, selected, onSelect, onReload, reloadi
             </p>
           </div>
         )}
+        {tools.length > 1 && <ToolSearchBox tools={tools} selected={selected} onSelect={onSelect} />}
         {leftOut.length > 0 && <LeftOut lines={leftOut} />}
         {shown.length === 0 && <p class="empty">No tool matches "{filter}".</p>}
         {groups.map(([category, members]) => (
@@ -61,6 +66,59 @@ export function ToolList({ tools, leftOut, selected, onSelect, onReload, reloadi
         ))}
       </div>
     </nav>
+  );
+}
+
+/**
+ * Search by what a tool does ("open a pull request"), ranked by the server as twylt-mcp's
+ * search mode and `twylt search` rank (names split, stemming, synonyms, typos): the best
+ * matches, best first, each a button that selects the tool.
+ */
+function ToolSearchBox({ tools, selected, onSelect }: { tools: readonly ToolInfo[]; selected?: string; onSelect(name: string): void }) {
+  const [query, setQuery] = useState('');
+  const [found, setFound] = useState<{ query: string; names: string[]; problem?: string } | undefined>();
+  useEffect(() => {
+    if (query.trim() === '') {
+      setFound(undefined);
+      return;
+    }
+    const controller = new AbortController();
+    const timer = setTimeout(() => {
+      searchTools(query, controller.signal).then(
+        (answer) => setFound({ query, names: answer.tools.map((tool) => tool.name) }),
+        (error: Error) => {
+          if (!controller.signal.aborted) setFound({ query, names: [], problem: error.message });
+        },
+      );
+    }, SEARCH_DELAY_MS);
+    return () => {
+      clearTimeout(timer);
+      controller.abort();
+    };
+  }, [query]);
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  const matches = (found?.names ?? []).flatMap((name) => byName.get(name) ?? []);
+  return (
+    <section class="tool-search" aria-label="Search tools">
+      <input type="search" aria-label="Search tools by what they do" placeholder="Search by what it does" value={query} onInput={(event) => setQuery(event.currentTarget.value)} />
+      {found && (
+        <>
+          <p class="count" role="status">
+            {found.problem ?? (matches.length === 0 ? `No tool fits "${found.query}".` : `${matches.length} best match${matches.length === 1 ? '' : 'es'}`)}
+          </p>
+          <ol class="search-results" aria-label="Best matches">
+            {matches.map((tool) => (
+              <li key={tool.name}>
+                <button type="button" class="tool" aria-current={tool.name === selected ? 'true' : undefined} onClick={() => onSelect(tool.name)}>
+                  <span class="tool-name">{tool.name}</span>
+                  <span class="tool-description">{tool.spec.description}</span>
+                </button>
+              </li>
+            ))}
+          </ol>
+        </>
+      )}
+    </section>
   );
 }
 

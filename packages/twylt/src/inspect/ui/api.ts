@@ -5,7 +5,7 @@
  * A call's input goes as JSON text written by json.ts, so its numbers reach the tool
  * exactly as typed.
  */
-import type { ApiErrorBody, CallRecord, DescribeRequest, DescribeResponse, HistoryResponse, ToolsResponse, TransportName } from '../types.js';
+import type { ApiErrorBody, CallRecord, DescribeRequest, DescribeResponse, HistoryResponse, SearchResponse, ToolsResponse, TransportName } from '../types.js';
 import type { DescribeMode } from '../../protocol/constants.js';
 
 /** A refusal or failure of the server, with its message. */
@@ -53,6 +53,8 @@ async function request<T>(method: 'GET' | 'POST', path: string, body?: string, s
 export const loadTools = () => request<ToolsResponse>('GET', '/api/tools');
 export const reloadTools = () => request<ToolsResponse>('POST', '/api/reload', '{}');
 export const loadHistory = () => request<HistoryResponse>('GET', '/api/history');
+/** The tools that best fit `query`, ranked by the server as twylt-mcp's search mode ranks them. */
+export const searchTools = (query: string, signal: AbortSignal) => request<SearchResponse>('GET', `/api/search?q=${encodeURIComponent(query)}`, undefined, signal);
 
 /** `inputJson`: the input object as JSON text, sent as is. */
 export function callTool(tool: string, inputJson: string, transport: TransportName, timeoutMs: number, signal: AbortSignal): Promise<CallRecord> {
