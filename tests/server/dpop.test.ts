@@ -170,6 +170,8 @@ describe('DPoP proofs (RFC 9449)', () => {
     expect(await at('https://mcp.example.com/mcp', '/mcp')).toBeUndefined();
     expect(await at('https://mcp.example.com/', '/mcp')).toBeUndefined();
     expect(await at('https://mcp.example.com/other', '/mcp')).toMatchObject({ kind: 'invalid_dpop_proof' });
+    // A request target that reads as another host does not make that host's URL acceptable.
+    expect(await at('https://evil.example.com/mcp', '//evil.example.com/mcp')).toMatchObject({ kind: 'invalid_dpop_proof' });
   });
 
   it('a proof is used once: the same one again is refused, on the same or another request', async () => {

@@ -168,7 +168,11 @@ export async function createResourceServer(options: OAuthOptions): Promise<Resou
   /** The header a DPoP client reads its next nonce from, with every answer to a DPoP request. */
   const nonceHeader = (): Record<string, string> | undefined => (proofs.nonces ? { 'dpop-nonce': proofs.nonces.value() } : undefined);
   /** The public URLs a proof's `htu` may name: the resource itself, and the request's path at its origin. */
-  const publicUrls = (request: IncomingMessage) => [resource, new URL(new URL(request.url ?? '/', 'http://x').pathname, resource).href];
+  const publicUrls = (request: IncomingMessage) => {
+    // Concatenated, not resolved: a path `//other.host/mcp` stays a path of this origin.
+    const path = new URL(request.url ?? '/', 'http://x').pathname;
+    return [resource, `${new URL(resource).origin}${path.startsWith('/') ? path : `/${path}`}`];
+  };
   /** Stamp a denial of a DPoP request with the nonce to use next. */
   const withNonce = (authentication: Authentication): Authentication =>
     authentication.denial && proofs.nonces ? { ...authentication, denial: { ...authentication.denial, headers: { ...authentication.denial.headers, ...nonceHeader() } } } : authentication;
