@@ -6,11 +6,22 @@
  * `Server returned 401 after re-authentication`. Then the refusals a real bridge sends: the
  * bound token as a bearer token, a proof replayed byte for byte, and server nonces.
  */
-import { readFileSync } from 'node:fs';
-import { Client, ClientCredentialsProvider, DpopSession, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  Client,
+  ClientCredentialsProvider,
+  DpopSession,
+  StreamableHTTPClientTransport,
+  type OAuthClientInformationMixed,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  type OAuthTokens,
+} from '@modelcontextprotocol/client';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLIENTS, startAuthServer, type AuthServer } from '../support/auth-server.js';
+import { CLIENTS, REDIRECT_URI, startAuthServer, type AuthServer } from '../support/auth-server.js';
 import { MCP_HEADERS, rawRequest, sseMessages, startHttpBridge, type HttpBridgeProcess } from '../support/mcp-http.js';
 import { example } from '../support/process.js';
 
@@ -21,18 +32,26 @@ const VERSION = JSON.parse(readFileSync(new URL('../../node_modules/@modelcontex
 let as: AuthServer;
 let bridge: HttpBridgeProcess;
 let nonceBridge: HttpBridgeProcess;
+/** Per-tool scopes: two tools, echo and another echo named sleeper (a scope the test's issuer knows). */
+let scopedBridge: HttpBridgeProcess;
+const dir = mkdtempSync(join(tmpdir(), 'twylt-mcp-dpop-'));
 
 beforeAll(async () => {
   as = await startAuthServer();
-  [bridge, nonceBridge] = await Promise.all([
+  const config = join(dir, 'tools.json');
+  writeFileSync(config, JSON.stringify({ tools: [{ command: ECHO }, { command: ECHO, name: 'sleeper' }] }));
+  [bridge, nonceBridge, scopedBridge] = await Promise.all([
     startHttpBridge(['--auth-issuer', as.issuer, '--auth-scope', 'mcp', '--', ...ECHO]),
     startHttpBridge(['--auth-issuer', as.issuer, '--auth-scope', 'mcp', '--auth-dpop-nonce', '--', ...ECHO]),
+    startHttpBridge(['--auth-issuer', as.issuer, '--auth-scope', 'mcp', '--auth-tool-scopes', '--config', config]),
   ]);
 }, 60_000);
 afterAll(async () => {
   await bridge?.stop();
   await nonceBridge?.stop();
+  await scopedBridge?.stop();
   await as?.close();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 /** oauth4webapi as a client-credentials client of the test's issuer, with a DPoP key of its own. */
@@ -153,4 +172,74 @@ describe(`the MCP SDK ${VERSION} client with dpop()`, () => {
       expect(target().stderr()).toMatch(/"event":"call","tool":"echo","outcome":"ok"/);
     });
   }
+});
+
+/** The registered public client `app` as the 2.x SDK wants it, with a DPoP key: state in memory. */
+class DpopApp implements OAuthClientProvider {
+  authorizationUrl?: URL;
+  saved?: OAuthTokens;
+  authorizations = 0;
+  private verifier?: string;
+  private readonly session = DpopSession.create();
+  get redirectUrl(): string {
+    return REDIRECT_URI;
+  }
+  get clientMetadata(): OAuthClientMetadata {
+    return { redirect_uris: [REDIRECT_URI], client_name: 'dpop-app', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+  }
+  clientInformation(): OAuthClientInformationMixed {
+    return { client_id: CLIENTS.app.id };
+  }
+  tokens(): OAuthTokens | undefined {
+    return this.saved;
+  }
+  saveTokens(tokens: OAuthTokens): void {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL): void {
+    this.authorizationUrl = url;
+    this.authorizations += 1;
+  }
+  saveCodeVerifier(verifier: string): void {
+    this.verifier = verifier;
+  }
+  codeVerifier(): string {
+    if (!this.verifier) throw new Error('no code verifier saved');
+    return this.verifier;
+  }
+  dpop() {
+    return this.session;
+  }
+}
+
+describe(`step-up with the MCP SDK ${VERSION} client (docs/mcp.md)`, () => {
+  it('signed in for fewer scopes, with a refresh token and DPoP: a 403 for a tool makes it sign in again for that scope, and the call goes through', async () => {
+    const url = new URL(scopedBridge.url);
+    const provider = new DpopApp();
+    const first = new StreamableHTTPClientTransport(url, { authProvider: provider });
+    await expect(new Client({ name: 'dpop-app', version: '1.0.0' }).connect(first)).rejects.toThrow();
+    // The user grants less than asked: echo only.
+    const narrower = new URL(provider.authorizationUrl!);
+    narrower.searchParams.set('scope', 'mcp tools:echo');
+    const back = await as.signIn(narrower, 'alice');
+    await first.finishAuth(back.searchParams);
+    expect(provider.saved?.refresh_token).toBeTruthy();
+    expect(provider.saved?.token_type?.toLowerCase()).toBe('dpop');
+    const transport = new StreamableHTTPClientTransport(url, { authProvider: provider });
+    const client = new Client({ name: 'dpop-app', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['echo']);
+      const signIns = provider.authorizations;
+      // 403 insufficient_scope (a DPoP challenge): the 2.x client sends its user to sign in for the scope named.
+      await expect(client.callTool({ name: 'sleeper', arguments: { text: 'x' } })).rejects.toThrow();
+      expect(provider.authorizations).toBe(signIns + 1);
+      expect(provider.authorizationUrl!.searchParams.get('scope')!.split(' ').sort()).toEqual(['mcp', 'tools:echo', 'tools:sleeper']);
+      await transport.finishAuth((await as.signIn(provider.authorizationUrl!, 'alice')).searchParams);
+      expect((await client.callTool({ name: 'sleeper', arguments: { text: 'stepped up' } })).structuredContent).toEqual({ text: 'stepped up' });
+      expect((await client.callTool({ name: 'echo', arguments: { text: 'kept' } })).structuredContent).toEqual({ text: 'kept' });
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
 });
