@@ -127,7 +127,7 @@ describe('an issuer laid out as a Keycloak realm', () => {
       .setExpirationTime('5m')
       .sign(privateKey);
     const request = { headers: { authorization: `Bearer ${token}` } } as IncomingMessage;
-    expect(await server.authenticate(request)).toEqual({ caller: { sub: '7f1c0b1e', clientId: 'claude-connector', scopes: ['mcp', 'tools:echo'] } });
+    expect(await server.authenticate(request)).toEqual({ caller: { sub: '7f1c0b1e', clientId: 'claude-connector', scopes: ['mcp', 'tools:echo'], scheme: 'Bearer' } });
     expect(server.metadataUrl).toBe('https://mcp.example.com/.well-known/oauth-protected-resource/mcp');
   });
 
@@ -169,9 +169,9 @@ describe('an issuer laid out as a Keycloak realm', () => {
 
   it('an introspection answer bound to a key (cnf) is refused; an endpoint that refuses the client stops the start, or later answers 503', async () => {
     const server = await createResourceServer({ issuer, resource, introspection: introspection() });
-    // Sent under the DPoP scheme: refused as bound, where it used to read as no token at all.
+    // Sent under the DPoP scheme, but bound to no key (no cnf.jkt): no proof can vouch for it (tests/server/dpop.test.ts for bound ones).
     const dpop = { headers: { authorization: 'DPoP opaque-bound-token', dpop: 'a.proof.jwt' } } as unknown as IncomingMessage;
-    expect((await server.authenticate(dpop)).denial).toMatchObject({ status: 401, kind: 'sender_constrained' });
+    expect((await server.authenticate(dpop)).denial).toMatchObject({ status: 401, kind: 'invalid_token', reason: expect.stringMatching(/not bound to a DPoP key/) });
     introspected = { cnf: { 'x5t#S256': 'bwcK0esc3ACC3DB2Y5_lESsXE8o9ltc05O89jdN-dg2' } };
     try {
       expect((await server.authenticate(bearer('opaque-bound-token'))).denial).toMatchObject({ status: 401, kind: 'sender_constrained' });

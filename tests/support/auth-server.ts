@@ -2,7 +2,7 @@
  * A real OAuth 2.1 / OpenID Connect authorization server for the OAuth tests: oidc-provider
  * on 127.0.0.1 (a port the OS picks), with resource indicators (RFC 8707) and JWT access
  * tokens whose `aud` is the resource asked for. It counts the requests for its keys, can
- * rotate its signing key, and drives its own login and consent pages for the
+ * rotate its signing key, issues DPoP-bound tokens to a client that asks with a proof, and drives its own login and consent pages for the
  * authorization-code flow the way a browser would.
  */
 import { randomBytes } from 'node:crypto';
@@ -91,6 +91,8 @@ export async function startAuthServer(): Promise<AuthServer> {
       features: {
         devInteractions: { enabled: true },
         clientCredentials: { enabled: true },
+        // A client that sends a DPoP proof to /token gets a token bound to its key (cnf.jkt, RFC 9449); others, bearer tokens.
+        dPoP: { enabled: true },
         introspection: { enabled: true, allowedPolicy: () => true },
         resourceIndicators: {
           enabled: true,

@@ -73,6 +73,8 @@ export interface AuthPlan {
   jwksCooldownMs?: number;
   /** --auth-introspect-jwt SECONDS: introspect JWTs too, each answer kept this long. */
   introspectJwtSeconds?: number;
+  /** --auth-dpop-nonce: DPoP proofs must carry a nonce of this server. */
+  dpopNonces: boolean;
 }
 
 /** The bridge's own flags beside the toolset's (TOOLSET_OPTIONS), in help order. */
@@ -183,7 +185,11 @@ const AUTH_OPTIONS = {
   'auth-jwks-cooldown-ms': {
     type: 'string',
     value: 'MS',
-    help: "after fetching the issuer's keys, how long a token with an unknown key id waits before it may fetch them again (default 30000)",
+    help: "after fetching the issuer's keys, how long a token with an unknown key id waits before it may fetch them again (default 30000); meanwhile it is answered 503 with Retry-After",
+  },
+  'auth-dpop-nonce': {
+    type: 'boolean',
+    help: 'DPoP proofs must carry a nonce of this server (DPoP-Nonce): a proof replayed to another replica is refused',
   },
 } as const satisfies Record<string, OptionSpec>;
 
@@ -297,6 +303,7 @@ export function parseCli(argv: readonly string[]): CliPlan {
         toolScopes: values['auth-tool-scopes'] ?? false,
         jwksCooldownMs: duration('--auth-jwks-cooldown-ms', values['auth-jwks-cooldown-ms'], 0),
         introspectJwtSeconds: count('--auth-introspect-jwt', values['auth-introspect-jwt'], 0),
+        dpopNonces: values['auth-dpop-nonce'] ?? false,
       };
       const scope = plan.http.auth.scopes.find((word) => !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(word));
       if (scope !== undefined) throw new UsageError(`--auth-scope: ${JSON.stringify(scope)} is not a scope (printable characters, no space, quote or backslash)`);

@@ -142,8 +142,8 @@ function onSignal(stop: () => Promise<unknown>, hurry?: () => Promise<unknown>):
 /** The OAuth options of HTTP mode: exclusive with TWYLT_MCP_TOKEN; the introspection client read from its file. */
 async function oauthOptions(auth: AuthPlan): Promise<HttpOAuthOptions> {
   if (process.env.TWYLT_MCP_TOKEN !== undefined) throw new Error('give either TWYLT_MCP_TOKEN or --auth-issuer, not both');
-  const { issuer, resource, scopes, introspection, clientFile, toolScopes, jwksCooldownMs, introspectJwtSeconds } = auth;
-  const options: HttpOAuthOptions = { issuer, resource, requiredScopes: scopes, toolScopes, jwksCooldownMs, introspectJwtSeconds };
+  const { issuer, resource, scopes, introspection, clientFile, toolScopes, jwksCooldownMs, introspectJwtSeconds, dpopNonces } = auth;
+  const options: HttpOAuthOptions = { issuer, resource, requiredScopes: scopes, toolScopes, jwksCooldownMs, introspectJwtSeconds, dpopNonces };
   if (introspection !== undefined && clientFile !== undefined) options.introspection = { url: introspection, ...(await readClient(clientFile)) };
   return options;
 }

@@ -196,7 +196,10 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
     events('refused', { status, kind, reason, ...(detail !== undefined && { detail }), method: request.method, path: pathOf(request), remote: remoteOf(request), ...callerFields(caller ?? {}) });
     if (refusalChannel.hasSubscribers) refusalChannel.publish({ status, reason: kind } satisfies RefusalMessage);
     // A 503 is the server's fault: the client's token may be good, so no challenge to sign in again.
-    const headers: Record<string, string> = denial.challenge === undefined ? { 'retry-after': String(RETRY_AFTER_SECONDS) } : { 'www-authenticate': denial.challenge };
+    const headers: Record<string, string> = {
+      ...(denial.challenge === undefined ? { 'retry-after': String(RETRY_AFTER_SECONDS) } : { 'www-authenticate': denial.challenge }),
+      ...denial.headers,
+    };
     sendError(response, status, SERVER_ERROR, reason, headers, id);
   };
 
@@ -414,13 +417,13 @@ function hostsAllowed(host: string, port: number, extra: readonly string[], hasT
 
 const PREFLIGHT_HEADERS = {
   'access-control-allow-methods': 'POST',
-  'access-control-allow-headers': 'authorization, content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id',
+  'access-control-allow-headers': 'authorization, dpop, content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id',
   'access-control-max-age': '600',
 };
 
 function cors(response: ServerResponse, origin: string): void {
   response.setHeader('access-control-allow-origin', origin);
-  response.setHeader('access-control-expose-headers', 'mcp-session-id, www-authenticate');
+  response.setHeader('access-control-expose-headers', 'mcp-session-id, www-authenticate, dpop-nonce, retry-after');
   response.setHeader('vary', 'Origin');
 }
 

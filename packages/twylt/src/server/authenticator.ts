@@ -15,13 +15,24 @@ export interface Caller {
   clientId?: string;
   /** The scopes the token grants; undefined: a credential without scopes, which grants everything. */
   scopes?: readonly string[];
+  /** How an OAuth access token was presented: `DPoP` for a token bound to a key and proven (RFC 9449). */
+  scheme?: 'Bearer' | 'DPoP';
 }
 
 /**
  * Why a request was refused, in one short stable word, for counting (metrics, alerts).
  * The `_unavailable` kinds are the server's fault, not the caller's: the token may be good.
  */
-export type DenialKind = 'missing_token' | 'invalid_token' | 'insufficient_scope' | 'sender_constrained' | 'introspection_unavailable' | 'keys_unavailable';
+export type DenialKind =
+  | 'missing_token'
+  | 'invalid_token'
+  | 'insufficient_scope'
+  | 'sender_constrained'
+  | 'invalid_dpop_proof'
+  | 'use_dpop_nonce'
+  | 'introspection_unavailable'
+  | 'keys_unavailable'
+  | 'keys_rotating';
 
 /**
  * A request refused for its credential: 401 (none, or not valid), 403 (valid, not enough),
@@ -36,6 +47,8 @@ export interface Denial {
   detail?: string;
   /** The `WWW-Authenticate` header of the answer (none with a 503: the credential is not at fault). */
   challenge?: string;
+  /** More headers of the answer: `DPoP-Nonce`, or a `Retry-After` of the server's own for a 503. */
+  headers?: Record<string, string>;
 }
 
 /** A denial may name the caller: a valid token that grants too little (403) still says whose it is. */

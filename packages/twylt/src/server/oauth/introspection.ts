@@ -11,6 +11,19 @@ export interface IntrospectionClient {
   url: string;
   clientId: string;
   clientSecret: string;
+  /**
+   * How id and secret go into HTTP Basic: `form`, form-encoded first as RFC 6749 section
+   * 2.3.1 says (the default), or `raw`, as they are, for servers that do not decode them
+   * (Glewlwyd). They differ only for characters such as `+ / = : %` and non-ASCII.
+   */
+  credentials?: 'form' | 'raw';
+}
+
+/** The value of the Basic credentials of `client`, as its `credentials` says. */
+export function basicCredentials(client: IntrospectionClient): string {
+  // Percent-encoding decodes the same as form-encoding (a space as %20 rather than +).
+  const encode = client.credentials === 'raw' ? (text: string) => text : encodeURIComponent;
+  return Buffer.from(`${encode(client.clientId)}:${encode(client.clientSecret)}`).toString('base64');
 }
 
 /**
@@ -30,7 +43,7 @@ export class IntrospectionError extends Error {
 /** The introspection answer for `token`: `{active: false}` or the token's claims. */
 export async function introspect(token: string, client: IntrospectionClient, timeoutMs: number): Promise<Record<string, unknown>> {
   // RFC 7662 section 2.1 with RFC 6749 section 2.3.1: id and secret form-encoded, then Basic.
-  const basic = Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`).toString('base64');
+  const basic = basicCredentials(client);
   let response: Response;
   try {
     response = await fetch(client.url, {

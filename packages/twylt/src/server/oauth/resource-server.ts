@@ -5,15 +5,16 @@
  * algorithms only), issuer, audience (this resource, RFC 8707), expiry and not-before
  * with a small leeway, required scopes. An opaque token is asked about at the issuer's
  * introspection endpoint (RFC 7662), and so is a JWT when asked (a revoked JWT is then
- * refused). A token bound to a key (`cnf`: DPoP, mTLS) is refused, since no proof is checked
- * here (ADR 0036). The token itself is never logged or kept.
+ * refused). A token bound to a DPoP key (`cnf.jkt`) is accepted with the `DPoP` scheme and a
+ * proof of that key (RFC 9449, dpop.ts), never as a bearer token; one bound to a TLS client
+ * certificate (RFC 8705) is refused. The token itself is never logged or kept.
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { JWTVerifyGetKey } from 'jose';
 import { bearerToken, type Authentication, type Authenticator, type Caller, type Denial } from '../authenticator.js';
 import { discoverIssuer, OAuthSetupError } from './discovery.js';
-import { introspect, IntrospectionCache, IntrospectionError, type IntrospectionClient } from './introspection.js';
+import { DPOP_ALGORITHMS, NonceSource, ProofChecker } from './dpop.js';
+import { basicCredentials, introspect, IntrospectionCache, IntrospectionError, type IntrospectionClient } from './introspection.js';
 import { scopesOf } from './scopes.js';
 import { authServerUrl, resourceMetadataUrl, resourceUrl } from './urls.js';
 
@@ -75,6 +76,11 @@ export interface OAuthOptions {
    * named by the 401 challenge, so that a first sign-in asks for all a client may need.
    */
   offeredScopes?: () => readonly string[];
+  /**
+   * Ask DPoP proofs for a nonce of this server (RFC 9449 section 8): a proof made in advance,
+   * or replayed to another replica, is refused. Costs a client one more round trip per nonce.
+   */
+  dpopNonces?: boolean;
 }
 
 /** The OAuth authenticator, and what a server publishes about itself. */
@@ -100,7 +106,7 @@ export async function createResourceServer(options: OAuthOptions): Promise<Resou
   authServerUrl(options.issuer);
   const issuer = options.issuer;
   const resource = resourceUrl(options.resource);
-  const { introspection } = options;
+  let { introspection } = options;
   if (introspection) authServerUrl(introspection.url);
   if (options.introspectJwtSeconds !== undefined && !introspection) throw new OAuthSetupError('introspecting JWTs needs an introspection endpoint (--auth-introspection)');
   const required = [...new Set(options.requiredScopes ?? [])];
@@ -109,13 +115,14 @@ export async function createResourceServer(options: OAuthOptions): Promise<Resou
   if (server.jwks_uri === undefined && !introspection) {
     throw new OAuthSetupError(`${issuer} publishes no jwks_uri, so its tokens cannot be checked here; give --auth-introspection URL for opaque tokens`);
   }
-  if (introspection) await checkIntrospectionClient(introspection);
+  if (introspection) introspection = await checkIntrospectionClient(introspection);
   // Loaded only here: a server without OAuth never evaluates jose.
   const jose = await import('jose');
-  let keys: (JWTVerifyGetKey & { reload(): Promise<void> }) | undefined;
+  let keys: ReturnType<typeof jose.createRemoteJWKSet> | undefined;
+  const jwksCooldownMs = options.jwksCooldownMs ?? DEFAULT_JWKS_COOLDOWN_MS;
   if (server.jwks_uri !== undefined) {
     keys = jose.createRemoteJWKSet(new URL(server.jwks_uri), {
-      cooldownDuration: options.jwksCooldownMs ?? DEFAULT_JWKS_COOLDOWN_MS,
+      cooldownDuration: jwksCooldownMs,
       cacheMaxAge: JWKS_MAX_AGE_MS,
       timeoutDuration: FETCH_TIMEOUT_MS,
     });
@@ -128,27 +135,47 @@ export async function createResourceServer(options: OAuthOptions): Promise<Resou
   const jwtAnswers = options.introspectJwtSeconds === undefined ? undefined : new IntrospectionCache(options.introspectJwtSeconds * 1000);
 
   const metadataUrl = resourceMetadataUrl(resource);
-  const challenge = (fields: Record<string, string | undefined>) =>
-    `Bearer ${Object.entries({ resource_metadata: metadataUrl, ...fields })
+  const params = (fields: Record<string, string | undefined>) =>
+    Object.entries(fields)
       .filter(([, value]) => value !== undefined)
       .map(([key, value]) => `${key}="${quotable(value!)}"`)
-      .join(', ')}`;
+      .join(', ');
+  /** The DPoP challenge: which proof algorithms are accepted (RFC 9449 section 7.1). */
+  const dpopAlgs = params({ algs: DPOP_ALGORITHMS.join(' ') });
+  /**
+   * A challenge of the scheme the token came with. A Bearer one also offers DPoP, so that a
+   * client that can bind its tokens knows it may (a second challenge, after the first).
+   */
+  const challenge = (fields: Record<string, string | undefined>, scheme: Caller['scheme'] = 'Bearer') =>
+    scheme === 'DPoP' ? `DPoP ${dpopAlgs}, ${params({ resource_metadata: metadataUrl, ...fields })}` : `Bearer ${params({ resource_metadata: metadataUrl, ...fields })}, DPoP ${dpopAlgs}`;
   /** What a 401 asks a client to sign in for: the required scopes and those offered. */
   const signInScope = () => scopeList(required, offered());
-  const invalid = (reason: string): { denial: Denial } => ({
-    denial: { status: 401, kind: 'invalid_token', reason: `invalid token: ${reason}`, challenge: challenge({ error: 'invalid_token', error_description: reason, scope: signInScope() }) },
+  const invalidAs = (reason: string, scheme?: Caller['scheme']): { denial: Denial } => ({
+    denial: { status: 401, kind: 'invalid_token', reason: `invalid token: ${reason}`, challenge: challenge({ error: 'invalid_token', error_description: reason, scope: signInScope() }, scheme) },
   });
   const unavailable = (kind: 'introspection_unavailable' | 'keys_unavailable', detail: string): { denial: Denial } => ({ denial: { status: 503, kind, reason: UNAVAILABLE_REASON, detail } });
   const insufficientScope = (caller: Caller, scopes: readonly string[], reason: string): Denial => {
     const held = new Set(caller.scopes ?? []);
     const kept = offered().filter((scope) => held.has(scope));
-    return { status: 403, kind: 'insufficient_scope', reason, challenge: challenge({ error: 'insufficient_scope', scope: scopeList([...required, ...scopes], kept) }) };
+    return { status: 403, kind: 'insufficient_scope', reason, challenge: challenge({ error: 'insufficient_scope', scope: scopeList([...required, ...scopes], kept) }, caller.scheme) };
   };
 
-  const sendersConstrained = (): { denial: Denial } => {
-    const reason = 'a sender-constrained token (cnf: DPoP or mutual TLS) is not accepted here: its proof of possession is not checked; ask for a bearer token';
-    return { denial: { status: 401, kind: 'sender_constrained', reason: `invalid token: ${reason}`, challenge: challenge({ error: 'invalid_token', error_description: reason, scope: signInScope() }) } };
+  /** A bound token without the proof of its key: a DPoP one sent as a bearer token, or one bound to a TLS certificate. */
+  const sendersConstrained = (reason: string): { denial: Denial } => ({
+    denial: { status: 401, kind: 'sender_constrained', reason: `invalid token: ${reason}`, challenge: challenge({ error: 'invalid_token', error_description: reason, scope: signInScope() }) },
+  });
+  const proofs = new ProofChecker(jose, options.dpopNonces ? new NonceSource() : undefined);
+  /** The header a DPoP client reads its next nonce from, with every answer to a DPoP request. */
+  const nonceHeader = (): Record<string, string> | undefined => (proofs.nonces ? { 'dpop-nonce': proofs.nonces.value() } : undefined);
+  /** The public URLs a proof's `htu` may name: the resource itself, and the request's path at its origin. */
+  const publicUrls = (request: IncomingMessage) => {
+    // Concatenated, not resolved: a path `//other.host/mcp` stays a path of this origin.
+    const path = new URL(request.url ?? '/', 'http://x').pathname;
+    return [resource, `${new URL(resource).origin}${path.startsWith('/') ? path : `/${path}`}`];
   };
+  /** Stamp a denial of a DPoP request with the nonce to use next. */
+  const withNonce = (authentication: Authentication): Authentication =>
+    authentication.denial && proofs.nonces ? { ...authentication, denial: { ...authentication.denial, headers: { ...authentication.denial.headers, ...nonceHeader() } } } : authentication;
 
   /** The introspection answer for `token`, from the cache when it holds one. */
   async function introspected(token: string, cache?: IntrospectionCache): Promise<Record<string, unknown>> {
@@ -160,9 +187,12 @@ export async function createResourceServer(options: OAuthOptions): Promise<Resou
   }
 
   /** The claims of a valid token, or why it is refused. */
-  async function claimsOf(token: string): Promise<{ claims: Record<string, unknown> } | { denial: Denial }> {
+  async function claimsOf(token: string, scheme: Caller['scheme']): Promise<{ claims: Record<string, unknown> } | { denial: Denial }> {
+    const invalid = (reason: string) => invalidAs(reason, scheme);
     if (looksLikeJwt(token) && keys) {
       let payload: Record<string, unknown>;
+      // Whether an unknown key id would be looked for now, or only after the cool-down.
+      const coolingDown = keys.coolingDown;
       try {
         ({ payload } = await jose.jwtVerify(token, keys, {
           issuer,
@@ -173,6 +203,20 @@ export async function createResourceServer(options: OAuthOptions): Promise<Resou
         }));
       } catch (error) {
         const code = (error as { code?: unknown }).code;
+        if (code === 'ERR_JWKS_NO_MATCHING_KEY' && coolingDown && isNewKey(token, keys.jwks())) {
+          // Signed by a key not published when the keys were last fetched: a rotation, most
+          // likely. The token may be good: the client is asked to wait, not to sign in again.
+          const retryAfter = Math.max(1, Math.ceil(jwksCooldownMs / 1000));
+          return {
+            denial: {
+              status: 503,
+              kind: 'keys_rotating',
+              reason: 'the access token is signed by a key not known yet (the authorization server is rotating its keys?); try again later',
+              detail: `a key id not in the keys of ${issuer}: they are fetched again within ${retryAfter} s`,
+              headers: { 'retry-after': String(retryAfter) },
+            },
+          };
+        }
         if (typeof code === 'string' && TOKEN_FAULTS.has(code)) return invalid((error as Error).message);
         return unavailable('keys_unavailable', `the keys of ${issuer} cannot be fetched: ${(error as Error).message}`);
       }
@@ -205,54 +249,119 @@ export async function createResourceServer(options: OAuthOptions): Promise<Resou
     metadataUrl,
     insufficientScope,
     async authenticate(request: IncomingMessage): Promise<Authentication> {
+      const authorization = request.headers.authorization ?? '';
+      if (/^DPoP\s/i.test(authorization)) return withNonce(await authenticateDpop(request, authorization));
       const token = bearerToken(request);
-      // A DPoP-bound token sent as such (`Authorization: DPoP ...`): said plainly, not "no token".
-      if (token === undefined && /^DPoP\s/i.test(request.headers.authorization ?? '')) return sendersConstrained();
       if (token === undefined) {
-        return { denial: { status: 401, kind: 'missing_token', reason: 'a bearer access token is required', challenge: challenge({ scope: signInScope() }) } };
+        return { denial: { status: 401, kind: 'missing_token', reason: 'an access token is required (Bearer, or DPoP with a proof)', challenge: challenge({ scope: signInScope() }) } };
       }
-      const checked = await claimsOf(token);
+      const checked = await claimsOf(token, 'Bearer');
       if ('denial' in checked) return checked;
       const { claims } = checked;
-      // A token bound to a key proves nothing without the proof of that key (RFC 9449, RFC 8705).
-      if (claims.cnf !== undefined) return sendersConstrained();
-      const caller: Caller = {
-        sub: typeof claims.sub === 'string' ? claims.sub : undefined,
-        clientId: [claims.client_id, claims.azp].find((value): value is string => typeof value === 'string'),
-        scopes: scopesOf(claims),
-      };
-      const missing = required.filter((scope) => !caller.scopes!.includes(scope));
-      if (missing.length > 0) return { denial: insufficientScope(caller, [], `the token lacks the scope ${missing.join(' ')}`), caller };
-      return { caller };
+      // A token bound to a key proves nothing without the proof of that key (RFC 9449 section 7.2, RFC 8705).
+      if (claims.cnf !== undefined) {
+        return sendersConstrained(
+          jktOf(claims) === undefined
+            ? 'a token bound to a TLS client certificate (cnf) is not accepted here; ask for a bearer or DPoP token'
+            : 'a DPoP-bound token (cnf.jkt) must be sent with the DPoP scheme and a proof of its key, not as a bearer token',
+        );
+      }
+      return authorized(claims, 'Bearer');
     },
     metadata: () => ({
       resource,
       authorization_servers: [issuer],
       scopes_supported: [...new Set([...required, ...offered()])],
       bearer_methods_supported: ['header'],
+      dpop_signing_alg_values_supported: DPOP_ALGORITHMS,
       resource_name: 'twylt-mcp',
     }),
   };
+
+  /** `Authorization: DPoP TOKEN`: a token bound to a key, and the proof of that key for this request. */
+  async function authenticateDpop(request: IncomingMessage, authorization: string): Promise<Authentication> {
+    const token = /^DPoP +([\w.~+/-]+=*) *$/i.exec(authorization)?.[1];
+    if (token === undefined) return invalidAs('the Authorization header must be "DPoP" and one token', 'DPoP');
+    const checked = await claimsOf(token, 'DPoP');
+    if ('denial' in checked) return checked;
+    const { claims } = checked;
+    const jkt = jktOf(claims);
+    if (jkt === undefined) return invalidAs('the token is not bound to a DPoP key (no cnf.jkt); send it as a bearer token', 'DPoP');
+    const fault = await proofs.check(request.headers.dpop, { method: request.method ?? 'GET', urls: publicUrls(request), accessToken: token, jkt });
+    if (fault) {
+      const description = fault.error === 'use_dpop_nonce' ? fault.reason : fault.reason.replace(/^invalid DPoP proof: /, '');
+      return { denial: { status: 401, kind: fault.error, reason: fault.reason, challenge: challenge({ error: fault.error, error_description: description }, 'DPoP') } };
+    }
+    return authorized(claims, 'DPoP');
+  }
+
+  /** The caller of valid claims, refused (403) when the required scopes are not all granted. */
+  function authorized(claims: Record<string, unknown>, scheme: Caller['scheme']): Authentication {
+      const caller: Caller = {
+        sub: typeof claims.sub === 'string' ? claims.sub : undefined,
+        clientId: [claims.client_id, claims.azp].find((value): value is string => typeof value === 'string'),
+        scopes: scopesOf(claims),
+        scheme,
+      };
+      const missing = required.filter((scope) => !caller.scopes!.includes(scope));
+      if (missing.length > 0) return { denial: insufficientScope(caller, [], `the token lacks the scope ${missing.join(' ')}`), caller };
+      return { caller };
+  }
+}
+
+/** The thumbprint a token is bound to (`cnf.jkt`, RFC 9449 section 6), from its claims or its introspection answer. */
+function jktOf(claims: Record<string, unknown>): string | undefined {
+  const cnf = claims.cnf as { jkt?: unknown } | undefined;
+  return typeof cnf === 'object' && cnf !== null && typeof cnf.jkt === 'string' ? cnf.jkt : undefined;
+}
+
+/** Whether `token` names a key id that `published` (the keys last fetched) does not hold. */
+function isNewKey(token: string, published: { keys: { kid?: string }[] } | undefined): boolean {
+  let kid: unknown;
+  try {
+    kid = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()).kid;
+  } catch {
+    return false;
+  }
+  return typeof kid === 'string' && !(published?.keys ?? []).some((key) => key.kid === kid);
 }
 
 /**
  * Ask about a made-up token once: an endpoint that refuses our client (a wrong secret, a
  * client not allowed to introspect) or cannot be reached stops the start, rather than
- * refuse every caller later. Any other answer is left to the first real token.
+ * refuse every caller later. Any other answer is left to the first real token. Refused
+ * (401) with the credentials form-encoded, they are tried once as they are (some servers,
+ * Glewlwyd, do not decode them), and kept so when that is accepted: the client returned.
  */
-async function checkIntrospectionClient(client: IntrospectionClient): Promise<void> {
-  try {
-    await introspect(`twylt-start-up-check-${randomBytes(16).toString('hex')}`, client, FETCH_TIMEOUT_MS);
-  } catch (error) {
-    if (!(error instanceof IntrospectionError)) throw error;
-    if (error.status === 401 || error.status === 403) {
-      throw new OAuthSetupError(
-        `the introspection endpoint ${client.url} refused the client ${JSON.stringify(client.clientId)} (HTTP ${error.status}): ` +
-          'check the client_id and client_secret of --auth-client-file, and that this client may introspect tokens',
-      );
+async function checkIntrospectionClient(client: IntrospectionClient): Promise<IntrospectionClient> {
+  const tryClient = async (candidate: IntrospectionClient): Promise<IntrospectionError | undefined> => {
+    try {
+      await introspect(`twylt-start-up-check-${randomBytes(16).toString('hex')}`, candidate, FETCH_TIMEOUT_MS);
+      return undefined;
+    } catch (error) {
+      if (error instanceof IntrospectionError) return error;
+      throw error;
     }
-    if (error.status === undefined) throw new OAuthSetupError(`cannot use the introspection endpoint: ${error.message}`);
+  };
+  const error = await tryClient(client);
+  let triedRaw = false;
+  if (error?.status === 401 && client.credentials === undefined) {
+    const raw: IntrospectionClient = { ...client, credentials: 'raw' };
+    // Only when the raw form differs: otherwise the same request would be sent twice.
+    if (basicCredentials(raw) !== basicCredentials(client)) {
+      triedRaw = true;
+      const second = await tryClient(raw);
+      if (second === undefined || (second.status !== 401 && second.status !== 403)) return raw;
+    }
   }
+  if (error?.status === 401 || error?.status === 403) {
+    throw new OAuthSetupError(
+      `the introspection endpoint ${client.url} refused the client ${JSON.stringify(client.clientId)} (HTTP ${error.status}${triedRaw ? ', with the credentials form-encoded and as they are' : ''}): ` +
+        'check the client_id and client_secret of --auth-client-file, and that this client may introspect tokens',
+    );
+  }
+  if (error !== undefined && error.status === undefined) throw new OAuthSetupError(`cannot use the introspection endpoint: ${error.message}`);
+  return client;
 }
 
 /** An introspection answer held to what jwtVerify checks of a JWT: undefined when it passes, else why not. */
