@@ -14,13 +14,15 @@
  *   file fails with EROFS, a relative write lands in its workspace.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { BRIDGE_CLI, startBridge } from '../support/mcp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BRIDGE_CLI, bridgeCommand, startBridge } from '../support/mcp.js';
+import { ROOT } from '../support/process.js';
 import { NO_PYTHON_REASON, noPython, python } from '../support/python.js';
 import { runTwylt } from '../support/twylt-cli.js';
+import { AS_NOBODY, NOBODY, UNPRIVILEGED_SKIP_REASON, unprivilegedCopy } from '../support/unprivileged.js';
 import { SANDBOX_SKIP_REASON } from '../sandbox/support.js';
 import { PACKS, type Row, scratch } from './support.js';
 
@@ -76,14 +78,53 @@ print(json.dumps({}))
  * `twylt scan --json ARGS` from `cwd`, HOME and the workspaces in the test's folder; pip's
  * user configuration (this machine's local indexes) still found where it is.
  */
-async function scanFrom(cwd: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; rows: Row[]; stderr: string }> {
-  const config = process.env.XDG_CONFIG_HOME ?? join(homedir(), '.config');
-  const result = await runTwylt(['scan', '--json', ...args], { cwd, env: { HOME: join(dir, 'home'), XDG_CONFIG_HOME: config, TWYLT_WORKSPACES_DIR: join(dir, 'workspaces'), ...env } });
+async function scanFrom(cwd: string, args: string[], env: Record<string, string> = {}, as: Scanner = ROOT_SCANNER): Promise<{ code: number | null; rows: Row[]; stderr: string }> {
+  const config = as.user === 'root' ? (process.env.XDG_CONFIG_HOME ?? join(homedir(), '.config')) : join(as.folder, 'home', '.config');
+  const environment = { HOME: join(as.folder, 'home'), XDG_CONFIG_HOME: config, TWYLT_WORKSPACES_DIR: join(as.folder, 'workspaces'), ...env };
+  const result = await runTwylt(['scan', '--json', ...args], { cwd, env: environment, command: as.twylt });
   try {
     return { code: result.code, rows: (JSON.parse(result.stdout) as { tools: Row[] }).tools, stderr: result.stderr };
   } catch {
     throw new Error(`twylt scan printed no JSON (exit ${result.code}):\n${result.stdout}\n${result.stderr}`);
   }
+}
+
+/**
+ * Who scans and serves: root, with the checkout's twylt and twylt-mcp in the test's folder,
+ * or nobody, with a world-readable copy of the built packages (tests/support/unprivileged.ts)
+ * and a folder of its own in it: nobody never runs what is in the checkout (issue 38).
+ */
+interface Scanner {
+  readonly user: 'root' | 'nobody';
+  /** argv of twylt, undefined for the checkout's. */
+  readonly twylt?: readonly string[];
+  /** argv of twylt-mcp, and the folder it starts in. */
+  readonly bridge: () => readonly string[];
+  readonly bridgeCwd: string;
+  /** Where the packs, HOME and the workspaces are. */
+  readonly folder: string;
+  readonly python: string;
+}
+
+const ROOT_SCANNER: Scanner = { user: 'root', bridge: () => bridgeCommand(), bridgeCwd: ROOT, folder: dir, python: python! };
+
+/** nobody's scanner, in a copy that `remove()` removes. */
+function nobodyScanner(): Scanner & { remove(): void } {
+  const copy = unprivilegedCopy();
+  const folder = copy.scratch('hostile-scan');
+  mkdirSync(join(folder, 'home'));
+  chownSync(folder, NOBODY.uid, NOBODY.gid);
+  chownSync(join(folder, 'home'), NOBODY.uid, NOBODY.gid);
+  return {
+    user: 'nobody',
+    twylt: [...AS_NOBODY, process.execPath, copy.path('packages/twylt/dist/cli/main.js')],
+    bridge: () => [...AS_NOBODY, process.execPath, copy.path('packages/twylt-mcp/dist/cli.js')],
+    bridgeCwd: copy.root,
+    folder,
+    // pyenv's lives under /root (0700): the system's.
+    python: SYSTEM_PYTHON!,
+    remove: () => copy.remove(),
+  };
 }
 
 /** A row's status and reason, which a failed assertion shows. */
@@ -230,53 +271,77 @@ print(json.dumps({"own": attempt(os.path.abspath(__file__)), "relative": attempt
   return file;
 }
 
-describe.skipIf(skip !== undefined)(`a scanned tool's code is read-only${skip ? `: skipped, ${skip}` : ''}`, () => {
-  it('scan --sandbox: the describe cannot write the tool file (EROFS); the catalog runs it in a workspace of its own, by an absolute path, and its calls cannot write it', async () => {
-    const pack = join(dir, 'self-scan');
-    const file = selfWriter(join(pack, 'writer'));
-    const before = readFileSync(file, 'utf8');
-    const workspaces = join(dir, 'scan-workspaces');
-    const catalog = join(pack, 'catalog.json');
-    // --workspaces relative to where the scan runs.
-    const { rows, stderr } = await scanFrom(dir, [pack, '--sandbox', '--workspaces', 'scan-workspaces', '--write', catalog, '--python', python!]);
-    const row = rows.find((one) => one.name === 'self_writer')!;
-    expect(row, stderr).toMatchObject({ status: 'ok' });
-    expect(JSON.parse(row.description!)).toEqual({ own: 'refused: EROFS' });
-    expect(readFileSync(file, 'utf8')).toBe(before);
-    expect(row.cwd.startsWith(`${workspaces}/writer-`)).toBe(true);
-    expect(row.command).toEqual([python, file]);
-    const [entry] = (JSON.parse(readFileSync(catalog, 'utf8')) as { tools: { command: string[]; cwd: string }[] }).tools;
-    expect(entry).toMatchObject({ command: [python, file], cwd: row.cwd });
-    // Served from the catalog in a sandbox: a call cannot write it either.
-    const bridge = await startBridge(['--config', catalog, '--sandbox'], { HOME: join(dir, 'home') });
-    try {
-      const result = await bridge.client.callTool({ name: 'self_writer', arguments: {} });
-      expect(result.structuredContent, bridge.stderr()).toEqual({ own: 'refused: EROFS', relative: 'written', cwd: row.cwd });
-      expect(readFileSync(file, 'utf8')).toBe(before);
-    } finally {
-      await bridge.close();
-    }
-  });
+/** The system's Python, which nobody can run (pyenv's lives under /root). */
+const SYSTEM_PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : undefined;
+const SCANNERS = [
+  { user: 'root', skip },
+  { user: 'nobody', skip: skip ?? UNPRIVILEGED_SKIP_REASON ?? (SYSTEM_PYTHON ? undefined : 'no /usr/bin/python3, which nobody could run') },
+] as const;
 
-  it('twylt-mcp --scan DIR --sandbox: a call cannot write the tool file (EROFS), the file is unchanged, a relative write lands in its workspace', async () => {
-    const pack = join(dir, 'self-serve');
-    const file = selfWriter(join(pack, 'writer'));
-    const before = readFileSync(file, 'utf8');
-    const workspaces = join(dir, 'serve-workspaces');
-    const bridge = await startBridge(['--scan', pack, '--sandbox', '--workspaces', workspaces], { HOME: join(dir, 'home') });
-    try {
-      const result = await bridge.client.callTool({ name: 'self_writer', arguments: {} });
-      const answer = result.structuredContent as { own: string; relative: string; cwd: string };
-      expect(answer, bridge.stderr()).toMatchObject({ own: 'refused: EROFS', relative: 'written' });
-      expect(answer.cwd.startsWith(`${workspaces}/writer-`)).toBe(true);
-      expect(existsSync(join(answer.cwd, 'note.txt'))).toBe(true);
-      expect(existsSync(join(pack, 'writer', 'note.txt'))).toBe(false);
+for (const { user, skip: why } of SCANNERS) {
+  describe.skipIf(why !== undefined)(`a scanned tool's code is read-only, scanned and served as ${user}${why ? `: skipped, ${why}` : ''}`, () => {
+    let as: Scanner = ROOT_SCANNER;
+    let remove = () => {};
+    beforeAll(() => {
+      if (user === 'nobody') ({ remove, ...as } = nobodyScanner());
+    });
+    afterAll(() => remove());
+    /** A folder in the scanner's that it owns, with the self-writing tool: the user's own pack, writable outside (so that EROFS is why it is not inside). */
+    const packWithWriter = (name: string) => {
+      const pack = join(as.folder, name);
+      const file = selfWriter(join(pack, 'writer'));
+      if (as.user === 'nobody') for (const path of [pack, join(pack, 'writer'), file]) chownSync(path, NOBODY.uid, NOBODY.gid);
+      return { pack, file };
+    };
+
+    it('scan --sandbox: the describe cannot write the tool file (EROFS); the catalog runs it in a workspace of its own, by an absolute path, and its calls cannot write it', async () => {
+      const { pack, file } = packWithWriter('self-scan');
+      const before = readFileSync(file, 'utf8');
+      const workspaces = join(as.folder, 'scan-workspaces');
+      const catalog = join(pack, 'catalog.json');
+      // --workspaces relative to where the scan runs.
+      const { rows, stderr } = await scanFrom(as.folder, [pack, '--sandbox', '--workspaces', 'scan-workspaces', '--write', catalog, '--python', as.python], {}, as);
+      const row = rows.find((one) => one.name === 'self_writer')!;
+      expect(row, stderr).toMatchObject({ status: 'ok' });
+      expect(JSON.parse(row.description!)).toEqual({ own: 'refused: EROFS' });
       expect(readFileSync(file, 'utf8')).toBe(before);
-    } finally {
-      await bridge.close();
-    }
+      expect(row.cwd.startsWith(`${workspaces}/writer-`)).toBe(true);
+      expect(row.command).toEqual([as.python, file]);
+      const [entry] = (JSON.parse(readFileSync(catalog, 'utf8')) as { tools: { command: string[]; cwd: string }[] }).tools;
+      expect(entry).toMatchObject({ command: [as.python, file], cwd: row.cwd });
+      // Served from the catalog in a sandbox: a call cannot write it either.
+      const bridge = await startBridge(['--config', catalog, '--sandbox'], { HOME: join(as.folder, 'home') }, as.bridge(), as.bridgeCwd);
+      try {
+        const result = await bridge.client.callTool({ name: 'self_writer', arguments: {} });
+        expect(result.structuredContent, bridge.stderr()).toEqual({ own: 'refused: EROFS', relative: 'written', cwd: row.cwd });
+        expect(readFileSync(file, 'utf8')).toBe(before);
+      } finally {
+        await bridge.close();
+      }
+    });
+
+    it('twylt-mcp --scan DIR --sandbox: a call cannot write the tool file (EROFS), the file is unchanged, a relative write lands in its workspace', async () => {
+      const { pack, file } = packWithWriter('self-serve');
+      const before = readFileSync(file, 'utf8');
+      const workspaces = join(as.folder, 'serve-workspaces');
+      const env: Record<string, string> = { HOME: join(as.folder, 'home') };
+      // The scan finds python3 on PATH: the system's for nobody.
+      if (as.user === 'nobody') env.PATH = `${dirname(as.python)}:${process.env.PATH ?? ''}`;
+      const bridge = await startBridge(['--scan', pack, '--sandbox', '--workspaces', workspaces], env, as.bridge(), as.bridgeCwd);
+      try {
+        const result = await bridge.client.callTool({ name: 'self_writer', arguments: {} });
+        const answer = result.structuredContent as { own: string; relative: string; cwd: string };
+        expect(answer, bridge.stderr()).toMatchObject({ own: 'refused: EROFS', relative: 'written' });
+        expect(answer.cwd.startsWith(`${workspaces}/writer-`)).toBe(true);
+        expect(existsSync(join(answer.cwd, 'note.txt'))).toBe(true);
+        expect(existsSync(join(pack, 'writer', 'note.txt'))).toBe(false);
+        expect(readFileSync(file, 'utf8')).toBe(before);
+      } finally {
+        await bridge.close();
+      }
+    });
   });
-});
+}
 
 describe('twylt-mcp --workspaces', () => {
   it('without --scan is a usage error (exit 64)', () => {

@@ -4,7 +4,8 @@
  * cgroup, the size of /tmp, /etc/npmrc; and allowed hosts reached from the runtimes people
  * write tools in. Each row runs as root and as an unprivileged user (setpriv), the consumer a real Node.js
  * process on the built client (tests/fixtures/sandbox/driver-consumer.mjs); each asserts why
- * an attempt fails (the errno), not only that it did.
+ * an attempt fails (the errno), not only that it did. The unprivileged user runs a world-readable
+ * copy of the built packages and the fixtures, never the checkout (tests/support/unprivileged.ts).
  */
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,11 +17,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { python as PYENV_PYTHON } from '../support/python.js';
 import { runtimeBinary } from '../support/runtimes.js';
+import { asUser, UNPRIVILEGED_SKIP_REASON, type UnprivilegedCopy, unprivilegedCopy } from '../support/unprivileged.js';
 import { SANDBOX_SKIP_REASON } from './support.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/sandbox/', import.meta.url));
-const CONSUMER = join(FIXTURES, 'driver-consumer.mjs');
-const TOOL = [process.execPath, join(FIXTURES, 'hostile-driver.mjs')];
 /** The consumer's secrets: none may be seen inside. */
 const SECRETS = { AWS_SECRET_ACCESS_KEY: 'aws-planted-secret-34', TWYLT_MCP_TOKEN: 'bridge-planted-token-34' };
 const NPMRC_TOKEN = '//registry.npmjs.org/:_authToken=npm-planted-token-34';
@@ -28,54 +28,82 @@ const NPMRC_TOKEN = '//registry.npmjs.org/:_authToken=npm-planted-token-34';
 const SYSTEM_PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : undefined;
 const NO_PYTHON = 'no /usr/bin/python3 here: the ctypes attempts (mount, unshare) need it';
 /**
- * An unprivileged user of its own, not nobody: RLIMIT_NPROC counts every process of a user,
- * and tests/sandbox/fallback.test.ts limits nobody's to 64 while this file runs beside it.
+ * An unprivileged user of its own, not nobody nor NAMELESS_USER: RLIMIT_NPROC counts every
+ * process of a user, and the hostile suite's consumers (nobody) and tests/sandbox/fallback.test.ts
+ * (NAMELESS_USER, limited to 64) run beside this file.
  */
-const AS_USER = ['setpriv', '--reuid=60034', '--regid=60034', '--clear-groups', '--'];
+const DRIVER_USER = 60034;
+const AS_USER = asUser(DRIVER_USER);
 /** The consumer where it cannot make a cgroup (root): limits are rlimits. */
 const WITHOUT_CGROUPS = ['bwrap', '--dev-bind', '/', '/', '--ro-bind', '/sys/fs/cgroup', '/sys/fs/cgroup', '--die-with-parent', '--'];
-
-const scratch = mkdtempSync(join(tmpdir(), 'twylt-sandbox-driver-'));
-const home = join(scratch, 'home');
-const workspace = join(scratch, 'workspace');
-const pylib = join(scratch, 'pylib');
-const nodelib = join(scratch, 'nodelib');
-const caFile = join(scratch, 'private-ca.pem');
 const CA = '-----BEGIN CERTIFICATE----- planted private CA';
-const planted = join(scratch, 'npmrc');
+
+/** Where one user's consumers run: the fixtures they run and the folders they are given. */
+interface Place {
+  /** tests/fixtures/sandbox/, in the checkout (root) or in the user's copy. */
+  readonly fixtures: string;
+  readonly consumer: string;
+  readonly tool: readonly string[];
+  /** The consumers' working directory, which holds the rest. */
+  readonly scratch: string;
+  readonly home: string;
+  readonly workspace: string;
+  readonly pylib: string;
+  readonly nodelib: string;
+  readonly caFile: string;
+  /** An /etc/npmrc with a registry token, planted over the host's own. */
+  readonly planted: string;
+}
+
+/** The folders and files of a place in `scratch`, readable by the unprivileged user, the workspace writable. */
+function furnish(fixtures: string, scratch: string): Place {
+  const place: Place = {
+    fixtures,
+    consumer: join(fixtures, 'driver-consumer.mjs'),
+    tool: [process.execPath, join(fixtures, 'hostile-driver.mjs')],
+    scratch,
+    home: join(scratch, 'home'),
+    workspace: join(scratch, 'workspace'),
+    pylib: join(scratch, 'pylib'),
+    nodelib: join(scratch, 'nodelib'),
+    caFile: join(scratch, 'private-ca.pem'),
+    planted: join(scratch, 'npmrc'),
+  };
+  chmodSync(scratch, 0o755);
+  mkdirSync(place.home);
+  mkdirSync(place.workspace);
+  chmodSync(place.workspace, 0o777);
+  mkdirSync(place.pylib);
+  writeFileSync(join(place.pylib, 'twylt_planted_module.py'), 'VALUE = "imported from PYTHONPATH"\n');
+  mkdirSync(join(place.nodelib, 'twylt-planted'), { recursive: true });
+  writeFileSync(join(place.nodelib, 'twylt-planted', 'index.js'), 'exports.value = "required through NODE_PATH";\n');
+  writeFileSync(place.caFile, CA);
+  writeFileSync(place.planted, `${NPMRC_TOKEN}\n`);
+  // Whatever the umask.
+  for (const file of [join(place.pylib, 'twylt_planted_module.py'), join(place.nodelib, 'twylt-planted', 'index.js'), place.caFile, place.planted]) chmodSync(file, 0o644);
+  for (const folder of [place.home, place.pylib, place.nodelib, join(place.nodelib, 'twylt-planted')]) chmodSync(folder, 0o755);
+  return place;
+}
+
 let web: Server;
 let webPort = 0;
 
 function userReason(): string | undefined {
   if (SANDBOX_SKIP_REASON) return SANDBOX_SKIP_REASON;
-  if (process.getuid?.() !== 0) return 'dropping to another user needs root, and this is not root';
+  if (UNPRIVILEGED_SKIP_REASON) return UNPRIVILEGED_SKIP_REASON;
   const probe = spawnSync(AS_USER[0]!, [...AS_USER.slice(1), 'bwrap', '--ro-bind', '/', '/', '--unshare-all', '--', 'true']);
   if (probe.error) return `setpriv (util-linux) cannot run: ${probe.error.message}`;
-  if (probe.status !== 0) return `bubblewrap cannot make a sandbox as uid 60034 here: ${probe.stderr.toString().trim()}`;
-  const node = spawnSync(AS_USER[0]!, [...AS_USER.slice(1), process.execPath, '-e', `require('node:fs').readFileSync(${JSON.stringify(CONSUMER)})`]);
-  if (node.status !== 0) return `uid 60034 cannot run ${process.execPath} on the fixtures: ${node.stderr.toString().trim()}`;
+  if (probe.status !== 0) return `bubblewrap cannot make a sandbox as uid ${DRIVER_USER} here: ${probe.stderr.toString().trim()}`;
   return undefined;
 }
 
 /** Each user the consumer runs as: the wrapper in front of it, or why not. */
 const USERS = {
   root: { wrapper: [] as string[], skip: SANDBOX_SKIP_REASON ?? (process.getuid?.() !== 0 ? 'this is not root' : undefined) },
-  'an unprivileged user (uid 60034)': { wrapper: AS_USER, skip: userReason() },
+  [`an unprivileged user (uid ${DRIVER_USER})`]: { wrapper: AS_USER, skip: userReason() },
 };
 
 beforeAll(async () => {
-  // Readable by the unprivileged user: the consumer's files, the planted module and /etc/npmrc; the workspace writable.
-  chmodSync(scratch, 0o755);
-  mkdirSync(home);
-  mkdirSync(workspace);
-  chmodSync(workspace, 0o777);
-  mkdirSync(pylib);
-  writeFileSync(join(pylib, 'twylt_planted_module.py'), 'VALUE = "imported from PYTHONPATH"\n');
-  mkdirSync(join(nodelib, 'twylt-planted'), { recursive: true });
-  writeFileSync(join(nodelib, 'twylt-planted', 'index.js'), 'exports.value = "required through NODE_PATH";\n');
-  writeFileSync(caFile, CA);
-  writeFileSync(planted, `${NPMRC_TOKEN}\n`);
-  chmodSync(planted, 0o644);
   // curl prints what it gets: a TWYLT output for it.
   web = createServer((req, res) => res.end(req.url === '/curl' ? JSON.stringify({ result: 'served to curl' }) : 'served'));
   webPort = await new Promise((resolve) => web.listen(0, '127.0.0.1', () => resolve((web.address() as { port: number }).port)));
@@ -83,7 +111,6 @@ beforeAll(async () => {
 
 afterAll(() => {
   web?.close();
-  rmSync(scratch, { recursive: true, force: true });
 });
 
 interface Answer {
@@ -99,6 +126,7 @@ interface Answer {
 }
 
 interface ConsumerOptions {
+  place: Place;
   policy?: object;
   command?: readonly string[];
   warm?: boolean;
@@ -117,11 +145,12 @@ class Consumer {
   stderr = '';
 
   constructor(options: ConsumerOptions) {
-    const config = { policy: options.policy ?? {}, workspace, command: options.command ?? TOOL, warm: options.warm ?? false, transport: options.transport };
-    const command = [...(options.wrapper ?? []), process.execPath, CONSUMER, JSON.stringify(config)];
+    const { place } = options;
+    const config = { policy: options.policy ?? {}, workspace: place.workspace, command: options.command ?? place.tool, warm: options.warm ?? false, transport: options.transport };
+    const command = [...(options.wrapper ?? []), process.execPath, place.consumer, JSON.stringify(config)];
     const env: Record<string, string> = {};
     for (const [name, value] of Object.entries(process.env)) if (value !== undefined && !/^(TWYLT_|TOOLSPEC_|NODE_OPTIONS$)/.test(name)) env[name] = value;
-    this.child = spawn(command[0]!, command.slice(1), { cwd: scratch, env: { ...env, ...SECRETS, HOME: home, ...options.env } });
+    this.child = spawn(command[0]!, command.slice(1), { cwd: place.scratch, env: { ...env, ...SECRETS, HOME: place.home, ...options.env } });
     this.child.stderr.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
     createInterface({ input: this.child.stdout }).on('line', (line) => this.#pending.shift()?.(JSON.parse(line)));
     this.child.once('exit', () => {
@@ -167,11 +196,24 @@ function resultOf(answer: Answer): unknown {
 
 for (const [user, { wrapper, skip }] of Object.entries(USERS)) {
   describe.skipIf(skip !== undefined)(`the consumer as ${user}${skip ? ` (skipped: ${skip})` : ''}`, () => {
+    let place: Place;
+    let copy: UnprivilegedCopy | undefined;
+    beforeAll(() => {
+      if (user === 'root') place = furnish(FIXTURES, mkdtempSync(join(tmpdir(), 'twylt-sandbox-driver-')));
+      else {
+        copy = unprivilegedCopy(['tests/fixtures/sandbox']);
+        place = furnish(copy.path('tests/fixtures/sandbox'), copy.scratch('driver'));
+      }
+    });
+    afterAll(() => {
+      if (copy) copy.remove();
+      else if (place) rmSync(place.scratch, { recursive: true, force: true });
+    });
     describe('nothing the sandbox starts inside carries more than the tool gets (issue 34 item 0)', () => {
       for (const allowNet of [[], ['127.0.0.1:9']]) {
         for (const warm of [false, true]) {
           it(`${allowNet.length > 0 ? 'with an allowed host (a relay)' : 'offline'}, ${warm ? 'warm' : 'cold'}: every /proc/*/environ inside is a part of the tool's own`, async () => {
-            const [answer] = await withConsumer({ wrapper, policy: { allowNet }, warm }, [{ attempt: 'environ' }]);
+            const [answer] = await withConsumer({ place, wrapper, policy: { allowNet }, warm }, [{ attempt: 'environ' }]);
             expect(answer!.warm ?? false, 'served by a warm process').toBe(warm);
             const { self, seen } = resultOf(answer!) as { self: string; seen: Record<string, string[] | string> };
             const own = new Set(seen[self] as string[]);
@@ -190,9 +232,9 @@ for (const [user, { wrapper, skip }] of Object.entries(USERS)) {
     describe.skipIf(SYSTEM_PYTHON === undefined)(`no capability, no remount, no nested user namespace, its own cgroup (item 1)${SYSTEM_PYTHON ? '' : ` (skipped: ${NO_PYTHON})`}`, () => {
       let answers: Answer[];
       beforeAll(async () => {
-        answers = await withConsumer({ wrapper, policy: { memoryMb: 256 } }, [
+        answers = await withConsumer({ place, wrapper, policy: { memoryMb: 256 } }, [
           { attempt: 'status' },
-          { attempt: 'remount', path: FIXTURES, python: SYSTEM_PYTHON },
+          { attempt: 'remount', path: place.fixtures, python: SYSTEM_PYTHON },
           { attempt: 'remount', path: '/usr', python: SYSTEM_PYTHON },
           { attempt: 'unshare_user', python: SYSTEM_PYTHON },
           { attempt: 'write', path: '/usr/twylt-hostile' },
@@ -233,7 +275,7 @@ for (const [user, { wrapper, skip }] of Object.entries(USERS)) {
 
     it.skipIf(user !== 'root')(`the start-up probe refuses a bwrap that leaves the tool capabilities (item 1)${user !== 'root' ? ' (skipped: bwrap run by another user drops them itself)' : ''}`, async () => {
       // A bwrap that ignores --cap-drop ALL, as bwrap run by root did without it.
-      const careless = join(scratch, 'careless-bwrap.cjs');
+      const careless = join(place.scratch, 'careless-bwrap.cjs');
       const script = [
         `#!${process.execPath}`,
         "const { spawnSync } = require('node:child_process');",
@@ -248,7 +290,7 @@ for (const [user, { wrapper, skip }] of Object.entries(USERS)) {
       ];
       writeFileSync(careless, `${script.join('\n')}\n`);
       chmodSync(careless, 0o755);
-      const consumer = new Consumer({ wrapper, env: { TWYLT_SANDBOX_BWRAP: careless } });
+      const consumer = new Consumer({ place, wrapper, env: { TWYLT_SANDBOX_BWRAP: careless } });
       // No calls: a consumer that started ends at once.
       consumer.child.stdin.end();
       const code = await new Promise((resolve) => consumer.child.once('exit', resolve));
@@ -261,7 +303,7 @@ for (const [user, { wrapper, skip }] of Object.entries(USERS)) {
       for (const [mode, inner] of Object.entries(modes)) {
         it(`${mode} limits: writing /tmp past 128 MiB under --sandbox-memory 256 fails with ENOSPC`, async () => {
           // As root without a cgroup, a processes limit is a refusal to start: none here.
-          const consumer = new Consumer({ wrapper: [...inner, ...wrapper], policy: { memoryMb: 256, processes: 0 } });
+          const consumer = new Consumer({ place, wrapper: [...inner, ...wrapper], policy: { memoryMb: 256, processes: 0 } });
           try {
             expect((await consumer.ready).limits, consumer.stderr).toBe(mode);
             expect(resultOf(await consumer.call({ attempt: 'fill_tmp', mb: 400 }))).toEqual({ written: 128, code: 'ENOSPC' });
@@ -274,39 +316,41 @@ for (const [user, { wrapper, skip }] of Object.entries(USERS)) {
 
     it('/etc/npmrc (registry tokens) is not in the sandbox: ENOENT (item 8)', async () => {
       // Planted over the host's own, in a mount namespace of the consumer's.
-      const over = ['bwrap', '--dev-bind', '/', '/', '--ro-bind', planted, '/etc/npmrc', '--die-with-parent', '--'];
+      const over = ['bwrap', '--dev-bind', '/', '/', '--ro-bind', place.planted, '/etc/npmrc', '--die-with-parent', '--'];
       const outside = spawnSync(over[0]!, [...over.slice(1), ...wrapper, 'cat', '/etc/npmrc'], { encoding: 'utf8' });
       expect(outside.stdout, 'the consumer reads the planted file').toContain(NPMRC_TOKEN);
-      const [inside] = await withConsumer({ wrapper: [...over, ...wrapper] }, [{ attempt: 'read', path: '/etc/npmrc' }]);
+      const [inside] = await withConsumer({ place, wrapper: [...over, ...wrapper] }, [{ attempt: 'read', path: '/etc/npmrc' }]);
       expect(resultOf(inside!)).toBe('ENOENT');
     }, 60_000);
 
     it.skipIf(SYSTEM_PYTHON === undefined)(`a Python tool run with PYTHONPATH imports from it (item 10)${SYSTEM_PYTHON ? '' : ' (skipped: no /usr/bin/python3)'}`, async () => {
-      const [answer] = await withConsumer({ wrapper, command: [SYSTEM_PYTHON!, join(FIXTURES, 'pythonpath_tool.py')], env: { PYTHONPATH: pylib } }, [{}]);
+      const [answer] = await withConsumer({ place, wrapper, command: [SYSTEM_PYTHON!, join(place.fixtures, 'pythonpath_tool.py')], env: { PYTHONPATH: place.pylib } }, [{}]);
       expect(resultOf(answer!)).toBe('imported from PYTHONPATH');
     }, 60_000);
 
     it('a Node.js tool run with NODE_PATH requires from it (item 10)', async () => {
-      const [answer] = await withConsumer({ wrapper, env: { NODE_PATH: nodelib } }, [{ attempt: 'require_module', name: 'twylt-planted' }]);
+      const [answer] = await withConsumer({ place, wrapper, env: { NODE_PATH: place.nodelib } }, [{ attempt: 'require_module', name: 'twylt-planted' }]);
       expect(resultOf(answer!)).toBe('required through NODE_PATH');
     }, 60_000);
 
     it("a tool allowed a host gets the consumer's CA bundle variables with their files readable; an offline one does not (item 9)", async () => {
+      const { caFile } = place;
       const calls = [
         { attempt: 'env', name: 'NODE_EXTRA_CA_CERTS' },
         { attempt: 'read', path: caFile },
         { attempt: 'env', name: 'NODE_USE_ENV_PROXY' },
       ];
       const env = { NODE_EXTRA_CA_CERTS: caFile, SSL_CERT_FILE: caFile };
-      const online = await withConsumer({ wrapper, env, policy: { allowNet: ['127.0.0.1:9'] } }, calls);
+      const online = await withConsumer({ place, wrapper, env, policy: { allowNet: ['127.0.0.1:9'] } }, calls);
       expect(online.map(resultOf)).toEqual([caFile, CA, '1']);
-      const offline = await withConsumer({ wrapper, env }, calls);
+      const offline = await withConsumer({ place, wrapper, env }, calls);
       expect(offline.map(resultOf)).toEqual([null, 'ENOENT', null]);
     }, 60_000);
 
     describe('an allowed host (127.0.0.1 by exact address) works from the runtimes tools are written in (item 9)', () => {
-      const fetchTool = join(FIXTURES, 'fetch-env.mjs');
-      const pyFetch = join(FIXTURES, 'fetch_env.py');
+      // The fixtures each client runs, in the place's fixtures.
+      const fetchTool = 'fetch-env.mjs';
+      const pyFetch = 'fetch_env.py';
       const node24 = runtimeBinary('node24');
       const bun = runtimeBinary('bun');
       const deno = runtimeBinary('deno');
@@ -323,11 +367,12 @@ for (const [user, { wrapper, skip }] of Object.entries(USERS)) {
       };
       for (const [name, client] of Object.entries(clients)) {
         const binary = client.command?.[0];
-        const why = client.skip ?? (underRoot(binary) ? `${binary} is under /root (0700): uid 60034 cannot run it` : undefined);
+        const why = client.skip ?? (underRoot(binary) ? `${binary} is under /root (0700): uid ${DRIVER_USER} cannot run it` : undefined);
         it.skipIf(why !== undefined)(`${name}${why ? ` (skipped: ${why})` : ''}`, async () => {
           const url = `http://127.0.0.1:${webPort}/${client.via === 'curl' ? 'curl' : ''}`;
-          const command = client.via === 'curl' ? [...client.command!, url] : client.command!;
-          const [answer] = await withConsumer({ wrapper, command, policy: { allowNet: [`127.0.0.1:${webPort}`] }, transport: client.transport }, [{ via: client.via, url }]);
+          const inPlace = client.command!.map((arg) => (arg === fetchTool || arg === pyFetch ? join(place.fixtures, arg) : arg));
+          const command = client.via === 'curl' ? [...inPlace, url] : inPlace;
+          const [answer] = await withConsumer({ place, wrapper, command, policy: { allowNet: [`127.0.0.1:${webPort}`] }, transport: client.transport }, [{ via: client.via, url }]);
           if (name.startsWith('Node 20')) {
             // Straight to 127.0.0.1 in the sandbox's own network namespace: nothing listens there.
             expect(answer!.ok, JSON.stringify(answer)).toBe(false);

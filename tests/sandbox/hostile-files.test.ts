@@ -15,6 +15,7 @@ import { bundleTool } from '../support/bundle-tool.js';
 import { ROOT } from '../support/process.js';
 import { JS_RUNTIME } from '../support/runtimes.js';
 import { twyltBin } from '../support/twylt-cli.js';
+import { AS_NOBODY, NOBODY, UNPRIVILEGED_SKIP_REASON, type UnprivilegedCopy, unprivilegedCopy } from '../support/unprivileged.js';
 import { SANDBOX_SKIP_REASON } from './support.js';
 
 const KEY = '-----BEGIN OPENSSH PRIVATE KEY----- planted-for-hostile-files';
@@ -22,17 +23,14 @@ const scratch = mkdtempSync(join(tmpdir(), 'twylt-sandbox-hostile-files-'));
 
 const TOOL = join(ROOT, 'tests/fixtures/sandbox/linked_key.ts');
 
-function nobodySkip(): string | undefined {
-  if (process.getuid?.() !== 0) return 'the tests do not run as root, so they cannot become nobody';
-  const probe = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', '--', JS_RUNTIME[0]!, '-e', `require('fs').statSync(${JSON.stringify(twyltBin)})`]);
-  if (probe.error) return 'setpriv (util-linux) is not installed';
-  if (probe.status !== 0) return `nobody cannot run twylt from this checkout: ${probe.stderr.toString().trim().split('\n')[0]}`;
-  return undefined;
-}
-
-const users: [string, string[], string | undefined][] = [
-  ['root', [], undefined],
-  ['nobody', ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--'], nobodySkip()],
+/**
+ * Who scans: root, with the checkout's twylt, and nobody, with a world-readable copy of the
+ * built packages (tests/support/unprivileged.ts): nobody never runs what is in the checkout,
+ * which it cannot read when a folder above it is private (issue 38).
+ */
+const users: { user: string; skip: string | undefined }[] = [
+  { user: 'root', skip: undefined },
+  { user: 'nobody', skip: UNPRIVILEGED_SKIP_REASON },
 ];
 
 interface Scanned {
@@ -41,10 +39,11 @@ interface Scanned {
   stderr: string;
 }
 
-function scan(prefix: string[], args: string[], home: string, cwd: string): Promise<Scanned> {
+/** Run `twylt scan ARGS...` by `twylt` (argv), in `cwd`, with HOME `home`. */
+function scan(twylt: readonly string[], args: string[], home: string, cwd: string): Promise<Scanned> {
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, NO_COLOR: '' };
   for (const key of Object.keys(env)) if (/^(TWYLT_|INPUT_DESCRIBE$|NODE_OPTIONS$)/.test(key)) delete env[key];
-  const argv = [...prefix, ...JS_RUNTIME, twyltBin, 'scan', ...args];
+  const argv = [...twylt, 'scan', ...args];
   return new Promise((resolve, reject) => {
     const child = spawn(argv[0]!, argv.slice(1), { cwd, env });
     let stdout = '';
@@ -64,18 +63,30 @@ beforeAll(async () => {
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe.skipIf(SANDBOX_SKIP_REASON !== undefined)(`a pack whose links point at the operator's key${SANDBOX_SKIP_REASON ? ` (skipped: ${SANDBOX_SKIP_REASON})` : ''}`, () => {
-  for (const [user, prefix, skip] of users) {
+  for (const { user, skip } of users) {
     describe.skipIf(skip !== undefined)(`twylt scan as ${user}${skip ? ` (skipped: ${skip})` : ''}`, () => {
       // World-readable where nobody runs it, except the key's own folder, as ~/.ssh is.
-      const base = join(scratch, user);
-      const home = join(base, 'home');
-      const packs = join(base, 'packs');
+      let copy: UnprivilegedCopy | undefined;
+      let twylt: readonly string[];
+      let base: string;
+      let home: string;
+      let packs: string;
       beforeAll(() => {
+        if (user === 'nobody') {
+          copy = unprivilegedCopy();
+          twylt = [...AS_NOBODY, process.execPath, copy.path('packages/twylt/dist/cli/main.js')];
+          base = copy.scratch(user);
+        } else {
+          twylt = [...JS_RUNTIME, twyltBin];
+          base = join(scratch, user);
+        }
+        home = join(base, 'home');
+        packs = join(base, 'packs');
         mkdirSync(join(home, '.ssh'), { recursive: true });
         writeFileSync(join(home, '.ssh', 'id_ed25519'), KEY);
         chmodSync(join(home, '.ssh', 'id_ed25519'), 0o600);
         chmodSync(join(home, '.ssh'), 0o700);
-        const owner = user === 'nobody' ? 65534 : 0;
+        const owner = user === 'nobody' ? NOBODY.uid : 0;
         for (const path of [home, join(home, '.ssh'), join(home, '.ssh', 'id_ed25519')]) spawnSync('chown', [`${owner}:${owner}`, path]);
         // A pack whose node_modules links to ~/.ssh.
         const linked = join(packs, 'linked');
@@ -92,12 +103,11 @@ describe.skipIf(SANDBOX_SKIP_REASON !== undefined)(`a pack whose links point at 
         for (const dir of [base, packs, linked, direct]) chmodSync(dir, 0o755);
         // Where the catalog is written: the scanning user's.
         spawnSync('chown', [`${owner}:${owner}`, base]);
-        chmodSync(scratch, 0o755);
-        chmodSync(join(scratch, 'built'), 0o755);
       });
+      afterAll(() => copy?.remove());
 
       it('without --sandbox the pack reads the key into its description (the attack is real)', async () => {
-        const plain = await scan(prefix, ['--json', packs], home, base);
+        const plain = await scan(twylt, ['--json', packs], home, base);
         const rows = (JSON.parse(plain.stdout) as { tools: { name: string; description: string | null }[] }).tools;
         expect(rows.map((row) => [row.name, row.description]).sort(), plain.stderr).toEqual([
           ['steal_linked', `READ ${KEY}`],
@@ -107,8 +117,8 @@ describe.skipIf(SANDBOX_SKIP_REASON !== undefined)(`a pack whose links point at 
 
       it('with --sandbox: no key in the report, the catalog or the descriptions; each link dangles inside (ENOENT)', async () => {
         const catalog = join(base, 'catalog.json');
-        const report = await scan(prefix, ['--sandbox', '--json', packs], home, base);
-        const written = await scan(prefix, ['--sandbox', '--write', catalog, packs], home, base);
+        const report = await scan(twylt, ['--sandbox', '--json', packs], home, base);
+        const written = await scan(twylt, ['--sandbox', '--write', catalog, packs], home, base);
         for (const output of [report.stdout, report.stderr, written.stdout, written.stderr, readFileSync(catalog, 'utf8')]) expect(output).not.toContain('planted-for-hostile-files');
         const rows = (JSON.parse(report.stdout) as { tools: { description: string | null; status: string }[] }).tools;
         expect(rows.map((row) => [row.status, row.description]).sort(), report.stderr).toEqual([

@@ -19,6 +19,7 @@ import { bundleTool } from '../support/bundle-tool.js';
 import { bridgeCommand, isRunning, startBridge, textOf, waitFor, type Bridge } from '../support/mcp.js';
 import { ROOT } from '../support/process.js';
 import { metricsUrl } from '../observe/support.js';
+import { AS_NOBODY, UNPRIVILEGED_SKIP_REASON, type UnprivilegedCopy, unprivilegedCopy } from '../support/unprivileged.js';
 import { SANDBOX_SKIP_REASON } from './support.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'twylt-sandbox-proxy-'));
@@ -242,52 +243,64 @@ describe('refusals in the operator log', () => {
   });
 });
 
-/** The bridge as root, and as nobody where setpriv can drop to it. */
-function asNobody(): string | undefined {
-  if (process.getuid?.() !== 0) return 'the tests do not run as root, so they cannot become nobody';
-  const probe = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', '--', bridgeCommand()[0]!, '-e', `require('fs').readdirSync(${JSON.stringify(join(ROOT, 'packages/twylt-mcp/dist'))})`]);
-  if (probe.error) return 'setpriv (util-linux) is not installed';
-  if (probe.status !== 0) return `nobody cannot run the bridge from this checkout: ${probe.stderr.toString().trim().split('\n')[0]}`;
-  return undefined;
-}
-
-const users: [string, string[] | undefined, string | undefined][] = [
-  ['root', [], undefined],
-  ['nobody', ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--'], asNobody()],
+/**
+ * The bridge as root, from the checkout, and as nobody, from a world-readable copy of the
+ * built packages (tests/support/unprivileged.ts): nobody never runs what is in the checkout,
+ * which it cannot read when a folder above it is private (issue 38).
+ */
+const users: { user: string; skip: string | undefined }[] = [
+  { user: 'root', skip: undefined },
+  { user: 'nobody', skip: UNPRIVILEGED_SKIP_REASON },
 ];
 
 describe.skipIf(SANDBOX_SKIP_REASON !== undefined)(`end to end through twylt-mcp${SANDBOX_SKIP_REASON ? ` (skipped: ${SANDBOX_SKIP_REASON})` : ''}`, () => {
   let tool: string[];
   beforeAll(async () => {
-    // World-readable, so that nobody's bridge can run it.
-    chmodSync(scratch, 0o755);
     mkdirSync(join(scratch, 'built'));
     tool = [bridgeCommand()[0]!, await bundleTool(join(ROOT, 'tests/fixtures/sandbox/tunnels.ts'), join(scratch, 'built'))];
   }, 60_000);
 
-  for (const [user, prefix, skip] of users) {
+  for (const { user, skip } of users) {
     describe.skipIf(skip !== undefined)(`the bridge as ${user}${skip ? ` (skipped: ${skip})` : ''}`, () => {
       let bridge: Bridge;
       let workspace: string;
+      /** In front of commands run as the bridge's user: setpriv for nobody. */
+      let prefix: readonly string[] = [];
+      let copy: UnprivilegedCopy | undefined;
       beforeAll(async () => {
-        workspace = join(scratch, `workspace-${user}`);
+        let folder = scratch;
+        let command = bridgeCommand();
+        let cwd = ROOT;
+        let served = tool;
+        if (user === 'nobody') {
+          copy = unprivilegedCopy();
+          folder = copy.scratch('proxy');
+          prefix = AS_NOBODY;
+          command = [...AS_NOBODY, process.execPath, copy.path('packages/twylt-mcp/dist/cli.js')];
+          cwd = copy.root;
+          const bundled = await bundleTool(join(ROOT, 'tests/fixtures/sandbox/tunnels.ts'), folder);
+          chmodSync(bundled, 0o644); // whatever the umask
+          served = [process.execPath, bundled];
+        }
+        workspace = join(folder, `workspace-${user}`);
         mkdirSync(workspace);
         chmodSync(workspace, 0o777);
-        const config = join(scratch, `tools-${user}.json`);
+        const config = join(folder, `tools-${user}.json`);
         writeFileSync(
           config,
           JSON.stringify({
             tools: [
-              { command: tool, name: 'tunnels', cwd: workspace, sandbox: { allowNet: [`127.0.0.1:${echoPort}`, `*.0.0.1:${otherPort}`], processes: 0 } },
-              { command: tool, name: 'plain', cwd: workspace, sandbox: false },
+              { command: served, name: 'tunnels', cwd: workspace, sandbox: { allowNet: [`127.0.0.1:${echoPort}`, `*.0.0.1:${otherPort}`], processes: 0 } },
+              { command: served, name: 'plain', cwd: workspace, sandbox: false },
             ],
           }),
         );
         chmodSync(config, 0o644);
-        bridge = await startBridge(['--config', config, '--metrics', '127.0.0.1:0', '--max-concurrency', '8'], {}, [...prefix!, ...bridgeCommand()]);
+        bridge = await startBridge(['--config', config, '--metrics', '127.0.0.1:0', '--max-concurrency', '8'], {}, command, cwd);
       }, 120_000);
       afterAll(async () => {
         await bridge?.close();
+        copy?.remove();
       });
 
       const call = async (name: string, args: Record<string, unknown>) => {
@@ -341,7 +354,7 @@ describe.skipIf(SANDBOX_SKIP_REASON !== undefined)(`end to end through twylt-mcp
         // The soft limit only, by the bridge's own user (no CAP_SYS_RESOURCE needed): just above what it has open.
         const [soft, hard] = /Max open files\s+(\d+)\s+(\d+)/.exec(readFileSync(`/proc/${bridge.pid}/limits`, 'utf8'))!.slice(1);
         const setLimit = (value: string) => {
-          const result = spawnSync(prefix![0] ?? 'prlimit', [...prefix!.slice(1), ...(prefix!.length > 0 ? ['prlimit'] : []), '--pid', String(bridge.pid), `--nofile=${value}:${hard}`]);
+          const result = spawnSync(prefix[0] ?? 'prlimit', [...prefix.slice(1), ...(prefix.length > 0 ? ['prlimit'] : []), '--pid', String(bridge.pid), `--nofile=${value}:${hard}`]);
           expect(result.status, result.stderr.toString()).toBe(0);
         };
         setLimit(String(fds() + 1));

@@ -14,10 +14,12 @@ export interface CliRun {
   stderr: string;
 }
 
-export function runTwylt(args: string[], options: { stdin?: string; env?: Record<string, string>; cwd?: string } = {}): Promise<CliRun> {
-  if (!existsSync(twyltBin)) throw new Error(`${twyltBin} is missing: run "npm run build -w twylt" first`);
+/** `command` runs twylt instead of the checkout's (a copy run as another user: tests/support/unprivileged.ts). */
+export function runTwylt(args: string[], options: { stdin?: string; env?: Record<string, string>; cwd?: string; command?: readonly string[] } = {}): Promise<CliRun> {
+  if (!options.command && !existsSync(twyltBin)) throw new Error(`${twyltBin} is missing: run "npm run build -w twylt" first`);
+  const command = options.command ?? [...JS_RUNTIME, twyltBin];
   return new Promise((resolve, reject) => {
-    const child = spawn(JS_RUNTIME[0]!, [...JS_RUNTIME.slice(1), twyltBin, ...args], {
+    const child = spawn(command[0]!, [...command.slice(1), ...args], {
       cwd: options.cwd ?? repoRoot,
       env: { ...process.env, NO_COLOR: '', ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
