@@ -35,11 +35,14 @@ function* filesUnder(folder: string): Generator<string> {
 }
 
 /** The specifiers of static imports and re-exports, import() and require() of a string. */
-export function specifiersOf(source: string): string[] {
+function specifiersOf(source: string): string[] {
   const found: string[] = [];
   const visit = (node: unknown): void => {
     if (node === null || typeof node !== 'object') return;
-    if (Array.isArray(node)) return node.forEach(visit);
+    if (Array.isArray(node)) {
+      for (const item of node) visit(item);
+      return;
+    }
     const n = node as Record<string, any>;
     if ((n.type === 'ImportDeclaration' || n.type === 'ExportAllDeclaration' || n.type === 'ExportNamedDeclaration') && n.source?.type === 'StringLiteral') found.push(n.source.value);
     if (n.type === 'ImportExpression' && n.source?.type === 'StringLiteral') found.push(n.source.value);
