@@ -97,3 +97,30 @@ describe.skipIf(noPython)(`--install${noPython ? `: skipped, ${NO_PYTHON_REASON}
     SLOW,
   );
 });
+
+/**
+ * Issue 36: a tool that describes with its schemas but imports its declared requirement only
+ * when called was `ok`, nothing was installed, and its first call failed with
+ * ModuleNotFoundError. What it declares and its interpreter lacks (asked isolated, -I) makes
+ * it needs_install; --install installs it, and the call works.
+ */
+describe.skipIf(noPython)(`a declared requirement imported lazily${noPython ? `: skipped, ${NO_PYTHON_REASON}` : ''}`, () => {
+  const LAZY = 'lazy/tools/slug/tool.py';
+  it(
+    'is needs_install while it is not installed, and installed by --install',
+    async () => {
+      expect(importsGlobally('slugify'), 'python-slugify must not be installed globally for this test').toBe(false);
+      const envs = join(dir, 'lazy-envs');
+      const before = await scanJson([join(PACKS, 'lazy'), '--envs', envs]);
+      expect(before.code).toBe(1);
+      expect(before.rows.get(LAZY)).toMatchObject({ name: 'slug', status: 'needs_install', reason: expect.stringMatching(/^it declares python-slugify==9\.0\.0, not installed for \S*python\S*; `twylt scan --install /) });
+      const installed = await scanJson([join(PACKS, 'lazy'), '--install', '--envs', envs]);
+      expect(installed.code, installed.stderr).toBe(0);
+      const row = installed.rows.get(LAZY)!;
+      expect(row).toMatchObject({ status: 'ok', env: { PYTHONPATH: expect.stringContaining(envs) } });
+      const call = execFileSync(row.command[0]!, [...row.command.slice(1), JSON.stringify({ text: 'Hello World' })], { encoding: 'utf8', env: { ...process.env, ...row.env }, cwd: row.cwd });
+      expect(JSON.parse(call)).toEqual({ slug: 'hello-world' });
+    },
+    SLOW,
+  );
+});

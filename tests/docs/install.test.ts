@@ -13,6 +13,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, run } from '../support/process.js';
 import { runtimeBinary, runtimeMissing } from '../support/runtimes.js';
 import { blocksUnder, consoleSteps, readDoc, runSession, showsAs } from './markdown.js';
+import { startBridge, waitFor } from '../support/mcp.js';
+import { startOtlpReceiver } from '../observe/support.js';
 
 function npmCache(): string | undefined {
   try {
@@ -83,6 +85,43 @@ describe.skipIf(cache === undefined)(`the README's tarball install${cache === un
     });
     expect(outputs.at(-1)).toBe(`${join(prefix, 'bin/twylt')}\n${join(prefix, 'bin/twylt-mcp')}\n`);
   }, 300_000);
+
+  // Issue 36: the OpenTelemetry packages were dependencies of twylt-mcp, imported by twylt;
+  // in a global prefix each package has its own tree, and traces stopped the bridge.
+  it('the globally installed twylt-mcp serves a tool with metrics and traces on', async () => {
+    const prefix = join(home, 'global');
+    const receiver = await startOtlpReceiver();
+    const bridge = await startBridge(
+      ['--metrics', '127.0.0.1:0', '--', process.execPath, join(ROOT, 'tests/fixtures/mcp/traceparent.mjs')],
+      {
+        HOME: home,
+        PATH: `${join(prefix, 'bin')}:${env.PATH}`,
+        OTEL_TRACES_EXPORTER: 'otlp',
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_BSP_SCHEDULE_DELAY: '50',
+      },
+      [join(prefix, 'bin/twylt-mcp')],
+      home,
+    ).catch(async (error) => {
+      await receiver.close();
+      throw error;
+    });
+    try {
+      const { tools } = await bridge.client.listTools();
+      expect(tools.length).toBeGreaterThan(0);
+      const result = await bridge.client.callTool({ name: tools[0]!.name, arguments: {} });
+      expect(result.isError, JSON.stringify(result)).toBeFalsy();
+      await waitFor(() => receiver.spans().some((span) => span.name === `tools/call ${tools[0]!.name}`), `the span of the call; stderr: ${bridge.stderr()}`, 20_000);
+      const url = /metrics at (http:\S+)/.exec(bridge.stderr())?.[1];
+      expect(url, bridge.stderr()).toBeDefined();
+      const metrics = await (await fetch(url!)).text();
+      expect(metrics).toMatch(new RegExp(`^mcp_server_operation_duration_seconds_count\\{[^}]*gen_ai_tool_name="${tools[0]!.name}"`, 'm'));
+    } finally {
+      await bridge.close();
+      await receiver.close();
+    }
+  }, 60_000);
 
   it.skipIf(bun === undefined)(`runs the CLI under Bun with --bun, and with Node without it${bun === undefined ? `: skipped, ${runtimeMissing('bun')}` : ''}`, async () => {
     const bunEnv = { ...env, PATH: `${dirname(bun!)}:${env.PATH}` };

@@ -23,6 +23,10 @@ export interface CliPlan {
   scans: string[];
   /** The root of the scanned tools' workspaces (`--workspaces`, absolute); undefined: the default. */
   workspaces?: string;
+  /** The environments of the scanned tools (`--envs`, absolute); undefined: the default. */
+  envs?: string;
+  /** The interpreter of the scanned Python tools (`--python`); undefined: python3 on PATH. */
+  python?: string;
   /** The wait before a left-out tool is first described again (doubling, retry.ts). */
   describeRetryMs?: number;
   /** Refuse to start when one tool cannot be described (default: leave it out and say so). */
@@ -255,6 +259,8 @@ export function parseCli(argv: readonly string[]): CliPlan {
     configs: values.config ?? [],
     scans: values.scan ?? [],
     workspaces: values.workspaces === undefined ? undefined : resolve(values.workspaces),
+    envs: values.envs === undefined ? undefined : resolve(values.envs),
+    python: values.python,
     strict: values.strict ?? false,
     commands: split.commands,
     catalog: catalogMode(values.catalog),
@@ -316,6 +322,8 @@ export function parseCli(argv: readonly string[]): CliPlan {
     if (stray) throw new UsageError(`--${stray} needs --http [HOST:]PORT`);
   }
   if (plan.workspaces !== undefined && plan.scans.length === 0) throw new UsageError('--workspaces DIR is where the tools --scan finds run: give --scan DIR too');
+  if (plan.envs !== undefined && plan.scans.length === 0) throw new UsageError('--envs DIR holds the environments of the tools --scan finds: give --scan DIR too');
+  if (plan.python !== undefined && plan.scans.length === 0) throw new UsageError('--python is the interpreter of the tools --scan finds: give --scan DIR too');
   if (!plan.help && !plan.version && plan.configs.length === 0 && plan.scans.length === 0 && plan.commands.length === 0) {
     throw new UsageError('no tools given: put "-- COMMAND..." after the options, or use --config FILE or --scan DIR');
   }

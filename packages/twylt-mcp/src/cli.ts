@@ -28,7 +28,7 @@ async function main(argv: readonly string[]): Promise<void> {
   }
 
   // Loaded only now: help and usage errors need neither the MCP SDK nor Zod.
-  const [{ ConfigError, collectEntries, CallLimiter, sandboxForEntries, scanForServing }, { StartupError }] = await Promise.all([import('twylt/toolset'), import('./tools.js')]);
+  const [{ ConfigError, collectEntries, CallLimiter, sandboxForEntries, scanForServing, commandPath }, { StartupError }] = await Promise.all([import('twylt/toolset'), import('./tools.js')]);
   let token: string | undefined;
   let oauth: HttpOAuthOptions | undefined;
   try {
@@ -56,6 +56,7 @@ async function main(argv: readonly string[]): Promise<void> {
   }
   try {
     const listed = await collectEntries(plan.configs, plan.commands);
+    let leftOut = 0;
     // Ready before any tool starts (the scan's describes included), or a refusal to start.
     // A refused host is the operator's to see: a line over stdio, an event of the HTTP bridge's JSON log.
     const sandbox = await sandboxForEntries(plan.sandbox, listed, {
@@ -67,10 +68,23 @@ async function main(argv: readonly string[]): Promise<void> {
     const scanned = await scanForServing(
       plan.scans,
       // Each scanned tool runs in a workspace of its own, never in its code's folder.
-      { timeoutMs: defaults.describeTimeoutMs ?? defaults.timeoutMs ?? DEFAULT_TIMEOUT_MS, jobs: availableParallelism(), sandbox, workspacesDir: plan.workspaces },
-      (line) => stderrLog(`--scan: ${line}`),
+      {
+        timeoutMs: defaults.describeTimeoutMs ?? defaults.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        jobs: availableParallelism(),
+        sandbox,
+        workspacesDir: plan.workspaces,
+        envsDir: plan.envs,
+        python: plan.python === undefined ? undefined : commandPath(plan.python),
+      },
+      (line) => {
+        leftOut += 1;
+        stderrLog(`--scan: ${line}`);
+      },
     );
     const configs = [...listed, ...scanned];
+    if (configs.length === 0 && plan.scans.length > 0) {
+      throw new StartupError(`no tools to serve: --scan ${plan.scans.join(', --scan ')} found ${leftOut} tool${leftOut === 1 ? '' : 's'} and left out every one${leftOut > 0 ? ' (the lines above say why)' : ''}`);
+    }
     if (plan.http && !sandbox && !isLoopbackHost(plan.http.host)) {
       stderrLog(`warning: serving tools over HTTP to callers beyond this machine (${plan.http.host}) without --sandbox: each runs with this user's files, network and rights (docs/sandbox.md)`);
     }

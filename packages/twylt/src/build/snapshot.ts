@@ -8,7 +8,9 @@
  * describe from the embedded json_spec or starts the held run (entry.ts's `runBuilt`).
  */
 import { readdirSync, readlinkSync } from 'node:fs';
-import { builtinModules } from 'node:module';
+// Loaded with this module, before the tool's is evaluated: in Node's snapshot builder, the
+// first load of node:module opens /dev/null, which the descriptor check would pin on the tool.
+import * as nodeModule from 'node:module';
 import { resolve } from 'node:path';
 import { startupSnapshot } from 'node:v8';
 import { DESCRIBE_MODES } from '../protocol/constants.js';
@@ -61,12 +63,32 @@ export function snapshotTool(spec: JsonSpec, builtinRequire: NodeRequire, evalua
  * without the module, in the snapshot as in the binary.
  */
 function requireOf(builtinRequire: NodeRequire): NodeRequire {
-  const builtin = new Set(builtinModules);
   const tool = ((id: string) => {
-    if (id.startsWith('node:') || builtin.has(id)) return builtinRequire(id);
+    const builtin = builtinOf(id, builtinRequire);
+    if (builtin !== NOT_BUILTIN) return builtin;
     throw new Error(`Cannot load ${id.endsWith('.node') ? `the native addon ${id}` : `"${id}"`} from disk: a twylt executable holds its bundle and Node's own modules only`);
   }) as NodeRequire;
   return Object.assign(tool, { resolve: builtinRequire.resolve, cache: builtinRequire.cache, main: undefined });
+}
+
+const NOT_BUILTIN = Symbol('not a built-in');
+
+/**
+ * Node's own module `id`, named with `node:` or without (`require('process')`, as yaml
+ * does: module.isBuiltin's rule). Asked of Node under its `node:` name, which never looks on
+ * disk: in the snapshot builder, node:module's builtinModules and isBuiltin may not be there
+ * to ask.
+ */
+function builtinOf(id: string, builtinRequire: NodeRequire): unknown {
+  if (id.endsWith('.node') || id.startsWith('.') || id.startsWith('/')) return NOT_BUILTIN;
+  if (typeof nodeModule.isBuiltin === 'function' && !nodeModule.isBuiltin(id)) return NOT_BUILTIN;
+  try {
+    return builtinRequire(id.startsWith('node:') ? id : `node:${id}`);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ERR_UNKNOWN_BUILTIN_MODULE' || code === 'MODULE_NOT_FOUND') return NOT_BUILTIN;
+    throw error;
+  }
 }
 
 function checkNothingPending(before: Map<string, string>): void {

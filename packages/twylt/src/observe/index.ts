@@ -8,11 +8,12 @@
  *   ...
  *   await observing.close();
  */
-import { collectMetrics } from './metrics.js';
+import { collectMetrics, type Collecting } from './metrics.js';
 import { serveMetrics, type MetricsEndpoint, type MetricsServeOptions } from './serve.js';
 import { traceSettings, type TraceSettings } from './settings.js';
 
 export { ObserveSettingsError, traceSettings, type TraceSettings } from './settings.js';
+export { ATTRIBUTE, LABEL, METRIC } from './names.js';
 export { METRICS_PATH, type MetricsEndpoint, type MetricsServeOptions } from './serve.js';
 
 export interface ObserveOptions {
@@ -39,7 +40,17 @@ export function wantsObserving(metrics: unknown, env: NodeJS.ProcessEnv = proces
 /** Start what `options` asks for. Rejects with an Error that says why (a port taken, a bad setting). */
 export async function startObserving(options: ObserveOptions): Promise<Observing> {
   const traces = options.traces === undefined ? traceSettings() : (options.traces ?? undefined);
-  const metrics = options.metrics ? await serveMetrics(collectMetrics(), options.metrics) : undefined;
+  let collecting: Collecting | undefined;
+  let metrics: MetricsEndpoint | undefined;
+  if (options.metrics) {
+    collecting = collectMetrics();
+    try {
+      metrics = await serveMetrics(collecting.registry, options.metrics);
+    } catch (error) {
+      collecting.close();
+      throw error;
+    }
+  }
   let tracing: { shutdown(): Promise<void> } | undefined;
   if (traces) {
     try {
@@ -47,6 +58,7 @@ export async function startObserving(options: ObserveOptions): Promise<Observing
       tracing = await startTracing(traces, options.serviceName);
     } catch (error) {
       await metrics?.close();
+      collecting?.close();
       throw error;
     }
   }
@@ -54,6 +66,7 @@ export async function startObserving(options: ObserveOptions): Promise<Observing
     metrics,
     tracing: tracing !== undefined,
     close: async () => {
+      collecting?.close();
       await Promise.all([metrics?.close(), tracing?.shutdown()]);
     },
   };

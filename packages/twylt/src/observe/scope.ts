@@ -14,15 +14,24 @@ export interface Scope {
 }
 
 const storage = new AsyncLocalStorage<Scope>();
-let bound = false;
+/** How many observers follow scopes now: the stores are bound while any does. */
+let holders = 0;
 
-/** Start following requests and calls (once per process). */
-export function bindScopes(): void {
-  if (bound) return;
-  bound = true;
-  requestChannel.start.bindStore(storage, (request) => ({ request }));
-  // A call inside a request keeps the request (and its span) as its parent.
-  callChannel.start.bindStore(storage, (call) => ({ ...storage.getStore(), call }));
+/** Start following requests and calls; the function returned stops, once, for this caller. */
+export function bindScopes(): () => void {
+  if (holders++ === 0) {
+    requestChannel.start.bindStore(storage, (request) => ({ request }));
+    // A call inside a request keeps the request (and its span) as its parent.
+    callChannel.start.bindStore(storage, (call) => ({ ...storage.getStore(), call }));
+  }
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    if (--holders > 0) return;
+    requestChannel.start.unbindStore(storage);
+    callChannel.start.unbindStore(storage);
+  };
 }
 
 export function currentScope(): Scope | undefined {

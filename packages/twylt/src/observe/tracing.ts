@@ -27,8 +27,10 @@ import {
   type ValidateMessage,
   type WarmMessage,
 } from '../toolset/events.js';
+import { ATTRIBUTE } from './names.js';
 import { bindScopes, currentScope, toolOf, type Scope } from './scope.js';
 import type { TraceSettings } from './settings.js';
+import { Subscriptions } from './subscriptions.js';
 
 /**
  * The longest string attribute value a span keeps, in characters (docs/observability.md): a
@@ -54,7 +56,7 @@ export async function startTracing(settings: TraceSettings, serviceName: string)
   ]);
   const { SpanKind, SpanStatusCode, ROOT_CONTEXT, trace, defaultTextMapGetter } = api;
   // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over the consumer's own name.
-  const resource = resources.resourceFromAttributes({ 'service.name': serviceName }).merge(resources.detectResources({ detectors: [resources.envDetector] }));
+  const resource = resources.resourceFromAttributes({ [ATTRIBUTE.serviceName]: serviceName }).merge(resources.detectResources({ detectors: [resources.envDetector] }));
   const processor = new sdk.BatchSpanProcessor({
     exporter: new exporterModule.OTLPTraceExporter(),
     scheduledDelayMillis: settings.scheduleDelayMs,
@@ -75,14 +77,15 @@ export async function startTracing(settings: TraceSettings, serviceName: string)
     return parent ? tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, parent) : undefined;
   };
   const fail = (span: Span, errorType: string) => {
-    span.setAttribute('error.type', errorType);
+    span.setAttribute(ATTRIBUTE.errorType, errorType);
     span.setStatus({ code: SpanStatusCode.ERROR });
   };
 
-  bindScopes();
+  const unbindScopes = bindScopes();
+  const subscriptions = new Subscriptions();
   const spanOfRequest = new WeakMap<RequestMessage, Span>();
 
-  requestChannel.start.subscribe((data) => {
+  subscriptions.on(requestChannel.start, (data) => {
     const message = data as RequestMessage;
     const scope = currentScope();
     if (!scope) return;
@@ -94,32 +97,32 @@ export async function startTracing(settings: TraceSettings, serviceName: string)
     message.traceId = context.traceId;
     message.spanId = context.spanId;
   });
-  requestChannel.asyncEnd.subscribe((data) => {
+  subscriptions.on(requestChannel.asyncEnd, (data) => {
     const message = data as RequestMessage;
     const span = spanOfRequest.get(message);
     if (!span) return;
     if (message.tool !== undefined) {
       span.updateName(`${message.method} ${message.tool}`);
-      span.setAttribute('gen_ai.tool.name', message.tool);
+      span.setAttribute(ATTRIBUTE.toolName, message.tool);
     }
     if (message.errorType !== undefined) {
       fail(span, message.errorType);
       // A JSON-RPC error (not a tool's failure, which is a result) carries its code.
-      if (/^-?\d+$/.test(message.errorType)) span.setAttribute('rpc.response.status_code', message.errorType);
+      if (/^-?\d+$/.test(message.errorType)) span.setAttribute(ATTRIBUTE.statusCode, message.errorType);
     }
     span.end();
   });
 
   const queued = new WeakMap<object, Span>();
-  queueChannel.subscribe((data) => {
+  subscriptions.on(queueChannel, (data) => {
     const message = data as QueueMessage;
     if (message.kind === 'wait') {
-      const span = child('queue', { 'twylt.queue.waiting': message.queued, 'twylt.queue.running': message.running });
+      const span = child('queue', { [ATTRIBUTE.queueWaiting]: message.queued, [ATTRIBUTE.queueRunning]: message.running });
       if (span) queued.set(message.ticket, span);
       return;
     }
     if (message.kind === 'refuse') {
-      const span = child('queue', { 'twylt.queue.waiting': message.queued, 'twylt.queue.running': message.running });
+      const span = child('queue', { [ATTRIBUTE.queueWaiting]: message.queued, [ATTRIBUTE.queueRunning]: message.running });
       if (span) {
         fail(span, 'queue_full');
         span.end();
@@ -132,18 +135,18 @@ export async function startTracing(settings: TraceSettings, serviceName: string)
     span.end();
   });
 
-  warmChannel.subscribe((data) => {
+  subscriptions.on(warmChannel, (data) => {
     const message = data as WarmMessage;
     const scope = currentScope();
     const tool = toolOf(scope);
-    const take = child('warm take', { 'twylt.warm.hit': message.hit, ...(tool ? { 'gen_ai.tool.name': tool } : {}) }, scope);
+    const take = child('warm take', { [ATTRIBUTE.warmHit]: message.hit, ...(tool ? { [ATTRIBUTE.toolName]: tool } : {}) }, scope);
     take?.end();
     // A warm process was started before this call: it has no TRACEPARENT (ADR 0033); its span
     // here covers it from the moment it got the input.
     if (message.child) processSpan(message.child, scope, 'warm');
   });
 
-  spawnChannel.subscribe((data) => {
+  subscriptions.on(spawnChannel, (data) => {
     const message = data as ProcessMessage;
     const scope = currentScope();
     if (message.warm || !scope?.span) return;
@@ -155,7 +158,7 @@ export async function startTracing(settings: TraceSettings, serviceName: string)
     message.env = { ...message.env, ...traceEnv(context) };
   });
   const launching = new WeakMap<ProcessMessage, { start: Span; span: Span }>();
-  spawnedChannel.subscribe((data) => {
+  subscriptions.on(spawnedChannel, (data) => {
     const message = data as ProcessMessage;
     const launch = launching.get(message);
     if (!launch) return;
@@ -176,16 +179,16 @@ export async function startTracing(settings: TraceSettings, serviceName: string)
 
   function processSpan(processChild: ChildProcess | undefined, scope: Scope | undefined, start: 'cold' | 'warm'): Span | undefined {
     const tool = toolOf(scope);
-    const span = child(`tool process${tool ? ` ${tool}` : ''}`, { ...toolAttributes(scope), 'twylt.process.start': start }, scope);
+    const span = child(`tool process${tool ? ` ${tool}` : ''}`, { ...toolAttributes(scope), [ATTRIBUTE.processStart]: start }, scope);
     if (span && processChild) endWithProcess(span, processChild);
     return span;
   }
 
   function endWithProcess(span: Span, processChild: ChildProcess): void {
-    if (processChild.pid !== undefined) span.setAttribute('process.pid', processChild.pid);
+    if (processChild.pid !== undefined) span.setAttribute(ATTRIBUTE.processPid, processChild.pid);
     processChild.once('exit', (code, signal) => {
-      if (code !== null) span.setAttribute('process.exit.code', code);
-      if (signal) span.setAttribute('twylt.process.signal', signal);
+      if (code !== null) span.setAttribute(ATTRIBUTE.processExitCode, code);
+      if (signal) span.setAttribute(ATTRIBUTE.processSignal, signal);
       if (code !== 0) fail(span, signal ?? `exit_${code}`);
       span.end();
     });
@@ -193,28 +196,28 @@ export async function startTracing(settings: TraceSettings, serviceName: string)
 
   // A tool search: its ranking, results and any fallback (never the request's text).
   const searches = new WeakMap<SearchMessage, Span>();
-  searchChannel.start.subscribe((data) => {
+  subscriptions.on(searchChannel.start, (data) => {
     const message = data as SearchMessage;
-    const span = child('tool search', { 'twylt.search.ranking': message.ranking });
+    const span = child('tool search', { [ATTRIBUTE.searchRanking]: message.ranking });
     if (span) searches.set(message, span);
   });
-  searchChannel.asyncEnd.subscribe((data) => {
+  subscriptions.on(searchChannel.asyncEnd, (data) => {
     const message = data as SearchMessage;
     const span = searches.get(message);
     if (!span) return;
-    span.setAttribute('twylt.search.ranking', message.ranking);
-    span.setAttribute('twylt.search.results', message.results ?? 0);
-    if (message.fallback) span.setAttribute('twylt.search.fallback', message.fallback);
+    span.setAttribute(ATTRIBUTE.searchRanking, message.ranking);
+    span.setAttribute(ATTRIBUTE.searchResults, message.results ?? 0);
+    if (message.fallback) span.setAttribute(ATTRIBUTE.searchFallback, message.fallback);
     span.end();
   });
 
   const checks = new WeakMap<ValidateMessage, Span>();
-  validateChannel.start.subscribe((data) => {
+  subscriptions.on(validateChannel.start, (data) => {
     const message = data as ValidateMessage;
     const span = child(`validate ${message.side}`, {});
     if (span) checks.set(message, span);
   });
-  validateChannel.asyncEnd.subscribe((data) => {
+  subscriptions.on(validateChannel.asyncEnd, (data) => {
     const message = data as ValidateMessage;
     const span = checks.get(message);
     if (!span) return;
@@ -224,6 +227,8 @@ export async function startTracing(settings: TraceSettings, serviceName: string)
 
   return {
     shutdown: async () => {
+      subscriptions.close();
+      unbindScopes();
       await provider.forceFlush().catch(() => {});
       await provider.shutdown().catch(() => {});
     },
@@ -233,23 +238,23 @@ export async function startTracing(settings: TraceSettings, serviceName: string)
 /** The request span's attributes known at its start (the MCP conventions' names). */
 function requestAttributes(message: RequestMessage): Attributes {
   const attributes: Attributes = {
-    'mcp.method.name': message.method,
+    [ATTRIBUTE.method]: message.method,
     // stdio is a pipe; Streamable HTTP runs over TCP.
-    'network.transport': message.transport === 'stdio' ? 'pipe' : 'tcp',
+    [ATTRIBUTE.networkTransport]: message.transport === 'stdio' ? 'pipe' : 'tcp',
   };
-  if (message.method === 'tools/call') attributes['gen_ai.operation.name'] = 'execute_tool';
-  if (message.requestId !== undefined) attributes['jsonrpc.request.id'] = String(message.requestId);
-  if (message.sessionId !== undefined) attributes['mcp.session.id'] = message.sessionId;
-  if (message.protocolVersion !== undefined) attributes['mcp.protocol.version'] = message.protocolVersion;
-  if (message.transport === 'http') attributes['network.protocol.name'] = 'http';
-  if (message.client?.address !== undefined) attributes['client.address'] = message.client.address;
-  if (message.client?.port !== undefined) attributes['client.port'] = message.client.port;
+  if (message.method === 'tools/call') attributes[ATTRIBUTE.operationName] = 'execute_tool';
+  if (message.requestId !== undefined) attributes[ATTRIBUTE.requestId] = String(message.requestId);
+  if (message.sessionId !== undefined) attributes[ATTRIBUTE.sessionId] = message.sessionId;
+  if (message.protocolVersion !== undefined) attributes[ATTRIBUTE.protocolVersion] = message.protocolVersion;
+  if (message.transport === 'http') attributes[ATTRIBUTE.networkProtocol] = 'http';
+  if (message.client?.address !== undefined) attributes[ATTRIBUTE.clientAddress] = message.client.address;
+  if (message.client?.port !== undefined) attributes[ATTRIBUTE.clientPort] = message.client.port;
   return attributes;
 }
 
 function toolAttributes(scope: Scope | undefined): Attributes {
   const tool = toolOf(scope);
-  return tool === undefined ? {} : { 'gen_ai.tool.name': tool };
+  return tool === undefined ? {} : { [ATTRIBUTE.toolName]: tool };
 }
 
 type Sdk = typeof import('@opentelemetry/sdk-trace');

@@ -27,6 +27,7 @@ export { isRecord, jsonKind } from '../protocol/record.js';
 export { formatPath } from '../protocol/issues.js';
 export { FAILURE_KINDS, describeFailure, failureKind, invalidArguments, issueLines, type CallFailure, type FailureKind } from './failure.js';
 export { scanForServing, scanTools, writeCatalog, defaultEnvsDir, defaultWorkspacesDir, type ScanOptions, type ScannedTool, type ScanStatus } from './catalog/index.js';
+export { commandPath } from './catalog/outside.js';
 export type { DescribeCache } from './entry.js';
 export type { PrepareOptions, PreparedSandbox, SandboxPolicy } from './sandbox/index.js';
 export { SANDBOX_OPTIONS, entrySandbox, sandboxForEntries, sandboxFromFlags } from './sandbox/flags.js';

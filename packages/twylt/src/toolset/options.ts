@@ -49,6 +49,16 @@ export const TOOLSET_OPTIONS = {
     value: 'DIR',
     help: "where the tools --scan finds run: each in a folder of its own under DIR, never its code's folder, which stays read-only in a sandbox (default $TWYLT_WORKSPACES_DIR, else $XDG_STATE_HOME/twylt/workspaces, ~/.local/state/twylt/workspaces without it)",
   },
+  envs: {
+    type: 'string',
+    value: 'DIR',
+    help: 'the environments "twylt scan --install --envs DIR" made, for the tools --scan finds (default $TWYLT_ENVS_DIR, else $XDG_CACHE_HOME/twylt/envs, ~/.cache/twylt/envs without it): give it when the bridge is started without your shell\'s environment, as MCP clients do',
+  },
+  python: {
+    type: 'string',
+    value: 'CMD',
+    help: 'the interpreter of the Python tools --scan finds (default python3 on PATH); an environment was made for one interpreter\'s version: give the one "twylt scan --install" ran with',
+  },
   timeout: {
     type: 'string',
     value: 'MS',

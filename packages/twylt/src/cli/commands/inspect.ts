@@ -7,6 +7,7 @@ import { ConfigError, collectEntries } from '../../toolset/config.js';
 import { ToolsetError, describeToolset, type DescribedTool } from '../../toolset/describe.js';
 import { DEFAULT_TIMEOUT_MS } from '../../client/process.js';
 import { defaultWorkspacesDir, scanForServing } from '../../toolset/catalog/index.js';
+import { commandPath } from '../../toolset/catalog/outside.js';
 import { availableParallelism } from 'node:os';
 import { CLI_EXIT, UsageError, parseOptions, type Command } from '../command.js';
 import { INTERRUPT_SIGNALS, interruptible } from '../interrupt.js';
@@ -113,6 +114,8 @@ export const command: Command = {
           jobs: availableParallelism(),
           sandbox,
           workspacesDir: values.workspaces === undefined ? defaultWorkspacesDir(io.env) : resolve(io.cwd, values.workspaces),
+          envsDir: values.envs === undefined ? undefined : resolve(io.cwd, values.envs),
+          python: values.python === undefined ? undefined : commandPath(values.python, io.cwd),
         },
         (line) => {
           scanLeftOut.push(line.replace(/^left out /, ''));

@@ -38,8 +38,9 @@ Each tool runs in a workspace of its own (--workspaces), by the absolute path of
 file: its code's folder is never where it runs, and stays read-only with --sandbox.
 
 Each tool is reported as ok, needs_install (it describes with empty schemas and declares
-requirements, or its pack has a requirements.txt: its dependencies are missing) or
-failed, with its category (the pack, then its subfolders) and one line why. Two tools
+requirements, or its pack has a requirements.txt: its dependencies are missing; or it
+describes, but a pip requirement it declares is not installed for its interpreter, asked
+isolated with python -I) or failed, with its category (the pack, then its subfolders) and one line why. Two tools
 with one name both fail, naming both files.
 
 Options:

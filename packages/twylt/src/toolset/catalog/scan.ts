@@ -20,6 +20,7 @@ import { type EnvPlan, type InstallContext, defaultEnvsDir, envReady, installEnv
 import { type Interpreter, resolvePython } from './outside.js';
 import { runCommand } from './runtime.js';
 import { InstallSandboxes } from './sandboxed-install.js';
+import { unmetPip } from './satisfied.js';
 import { defaultWorkspacesDir, makeWorkspace, workspaceOf } from './workspaces.js';
 
 export type ScanStatus = 'ok' | 'needs_install' | 'failed';
@@ -146,6 +147,19 @@ async function judge(found: FoundTool, env: Record<string, string> | undefined, 
     if (!plan) return { ...described, status: 'failed', reason: 'it publishes empty schemas and declares no requirements to install' };
     if ('problem' in plan) return { ...described, status: 'failed', reason: plan.problem };
     return { ...described, status: 'needs_install', plan, reason: `its dependencies are missing; \`twylt scan --install ${shellWord(found.root)}\` installs them, running: ${planText(plan)}` };
+  }
+  // Described, but what it declares may be imported only when a call needs it: on the first
+  // look (no environment given yet), a pip requirement not installed for its interpreter
+  // makes it needs_install, so that --install installs it or the report says it is missing.
+  if (env === undefined) {
+    const plan = await planEnv(await installedRequirements(found, spec.requirements), context);
+    if (plan && !('problem' in plan) && plan.installer === 'pip') {
+      const specs = plan.command.slice(plan.command.indexOf('--') + 1);
+      const unmet = await unmetPip(await context.python(), specs);
+      if (unmet.length > 0) {
+        return { ...described, status: 'needs_install', plan, reason: `it declares ${unmet.join(', ')}, not installed for ${(await context.python()).executable}; \`twylt scan --install ${shellWord(found.root)}\` installs them, running: ${planText(plan)}` };
+      }
+    }
   }
   return { ...described, status: 'ok', hash: await fingerprint(found.inputs, entry) };
 }
