@@ -44,7 +44,8 @@ const ENV_NAMES = [
   'TWYLT_WORKSPACE_ROOT', 'TWYLT_ALLOWED_CWD', 'TWYLT_DISABLE_NETWORK', 'TWYLT_INCIDENT_LOG', 'TWYLT_MAX_INPUT_BYTES', 'PYTHONPATH', 'NODE_PATH',
   'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE', 'TWYLT_SANDBOX_BWRAP', 'HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy', 'NODE_USE_ENV_PROXY',
 ];
-const saved = { ...process.env };
+/** What this file changed of the environment, restored after it. */
+const saved: Record<string, string | undefined> = {};
 let ok = '';
 
 beforeAll(() => {
@@ -56,13 +57,20 @@ beforeAll(() => {
   writeFileSync(certFile, 'CA');
   writeFileSync(curlBundle, 'CA');
   ok = fakeBwrap('ok', 'Name:\tnode\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\n');
-  for (const name of Object.keys(process.env)) if (ENV_NAMES.includes(name) || name.startsWith('LC_') || name.startsWith('TWYLT_')) delete process.env[name];
+  for (const name of Object.keys(process.env)) {
+    if (!ENV_NAMES.includes(name) && !name.startsWith('LC_') && !name.startsWith('TWYLT_')) continue;
+    saved[name] = process.env[name];
+    delete process.env[name];
+  }
+  saved.PATH = saved.PATH ?? process.env.PATH;
   process.env.PATH = '/usr/bin:/bin';
 });
 
 afterAll(() => {
-  for (const name of Object.keys(process.env)) delete process.env[name];
-  Object.assign(process.env, saved);
+  for (const [name, value] of Object.entries(saved)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
   rmSync(scratch, { recursive: true, force: true });
 });
 
