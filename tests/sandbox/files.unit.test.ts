@@ -9,7 +9,7 @@
 import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { findExecutable, SandboxPolicyError, systemMounts, toolMounts, type Mount } from '../../packages/twylt/src/toolset/sandbox/files.js';
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'twylt-files-unit-')));
@@ -62,12 +62,18 @@ beforeAll(() => {
   file(join(root, 'site', 'pkg', 'mod.py'));
   file(join(root, 'sitep', 'pyproject.toml'));
   mkdirSync(join(root, 'sitep', 'src'), { recursive: true });
+});
+
+// Per test: under Stryker the test files share one process, and others set HOME too.
+beforeEach(() => {
   savedHome = process.env.HOME;
   process.env.HOME = home;
 });
+afterEach(() => {
+  process.env.HOME = savedHome;
+});
 
 afterAll(() => {
-  process.env.HOME = savedHome;
   rmSync(root, { recursive: true, force: true });
 });
 

@@ -92,7 +92,8 @@ export class SandboxPolicyError extends Error {
  * `node_modules/x -> ~/.ssh` gets a dangling link, not the key.
  */
 export function toolMounts(files: ToolFiles): Mount[] {
-  const home = safeRealpath(homedir());
+  // HOME as this thread sees it (what homedir() reads, but a worker thread's copy too: the tests run in one).
+  const home = safeRealpath(process.env.HOME || homedir());
   const read = new Set<string>();
   const write = new Set<string>();
   /** Already allowed: a system folder, or inside a mount chosen so far. */
