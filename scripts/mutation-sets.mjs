@@ -17,11 +17,18 @@ export const MUTATION_SETS = {
   },
   sandbox: {
     mutate: ['packages/twylt/src/toolset/sandbox/*.ts', '!packages/twylt/src/toolset/sandbox/index.ts'],
-    tests: ['tests/sandbox/*.unit.test.ts'],
+    // paths.test.ts and proxy.test.ts import the source too (proxy.test.ts's end-to-end half runs dist/).
+    tests: ['tests/sandbox/*.unit.test.ts', 'tests/sandbox/paths.test.ts', 'tests/sandbox/proxy.test.ts'],
   },
   catalog: {
-    mutate: ['packages/twylt/src/toolset/catalog/discover.ts', 'packages/twylt/src/toolset/catalog/install.ts'],
-    tests: ['tests/catalog/discover.test.ts', 'tests/catalog/install.test.ts'],
+    mutate: [
+      'packages/twylt/src/toolset/catalog/discover.ts',
+      'packages/twylt/src/toolset/catalog/install.ts',
+      'packages/twylt/src/toolset/catalog/sandboxed-install.ts',
+      'packages/twylt/src/toolset/catalog/outside.ts',
+      'packages/twylt/src/toolset/catalog/workspaces.ts',
+    ],
+    tests: ['tests/catalog/discover.test.ts', 'tests/catalog/install.test.ts', 'tests/catalog/*.unit.test.ts'],
   },
 };
 

@@ -87,6 +87,8 @@ export interface PrepareOptions {
    * JSON turns the refusal into an event of its own.
    */
   log?: RefusalLog;
+  /** Where per-call cgroups are made (default: the consumer's own, findCgroupBase; null: none). Tests give a plain folder. */
+  cgroup?: CgroupBase | null;
 }
 
 /**
@@ -101,7 +103,7 @@ export async function prepareSandbox(given: SandboxPolicy | true = true, options
   const bwrap = options.bwrap ?? process.env.TWYLT_SANDBOX_BWRAP ?? findExecutable('bwrap', process.cwd(), process.env.PATH);
   if (!bwrap) throw new SandboxUnavailableError('bubblewrap (bwrap) is not on PATH: install it (Debian: apt-get install bubblewrap)');
   const prlimit = findExecutable('prlimit', process.cwd(), process.env.PATH);
-  const cgroup = policy.memoryMb > 0 || policy.processes > 0 ? findCgroupBase() : undefined;
+  const cgroup = policy.memoryMb > 0 || policy.processes > 0 ? (options.cgroup === undefined ? findCgroupBase() : (options.cgroup ?? undefined)) : undefined;
   if (cgroup) sweepCgroups(cgroup);
   if (!cgroup && policy.processes > 0 && process.getuid?.() === 0) {
     throw new SandboxUnavailableError(

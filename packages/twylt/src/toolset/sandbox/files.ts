@@ -7,7 +7,7 @@
  */
 import { accessSync, closeSync, constants, existsSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { basename, delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 
 export type Mount = { kind: 'ro' | 'rw'; path: string } | { kind: 'symlink'; path: string; target: string };
 
@@ -92,7 +92,8 @@ export class SandboxPolicyError extends Error {
  * `node_modules/x -> ~/.ssh` gets a dangling link, not the key.
  */
 export function toolMounts(files: ToolFiles): Mount[] {
-  const home = safeRealpath(homedir());
+  // HOME as this thread sees it (what homedir() reads, but a worker thread's copy too: the tests run in one).
+  const home = safeRealpath(process.env.HOME || homedir());
   const read = new Set<string>();
   const write = new Set<string>();
   /** Already allowed: a system folder, or inside a mount chosen so far. */
@@ -112,7 +113,8 @@ export function toolMounts(files: ToolFiles): Mount[] {
   for (const name of ['PYTHONPATH', 'NODE_PATH']) {
     for (const entry of (files.env[name] ?? '').split(delimiter)) {
       const real = entry && isAbsolute(entry) ? safeRealpath(entry) : undefined;
-      if (real) read.add(codeRoot(real, home));
+      const root = real ? codeRoot(real, home) : undefined;
+      if (root) read.add(root);
     }
   }
   for (const path of files.allowRead) read.add(checkedPath(path, home));
@@ -159,7 +161,9 @@ function ownRoot(path: string, home: string | undefined): string | undefined {
   const stat = lstatSafe(path);
   if (!stat) return undefined;
   const folder = safeRealpath(stat.isDirectory() ? path : dirname(path));
-  return folder ? codeRoot(folder, home) : undefined;
+  if (!folder) return undefined;
+  // A file right in the home folder (or `/`): the file alone, never its folder; a link there, nothing.
+  return codeRoot(folder, home) ?? (stat.isFile() ? join(folder, basename(path)) : undefined);
 }
 
 /**
@@ -244,14 +248,19 @@ function installPrefix(file: string, home: string | undefined): string {
   return exposes(prefix, home) ? file : prefix;
 }
 
-/** The project a code file belongs to (its nearest folder with a project marker), else its folder. */
-function codeRoot(path: string, home: string | undefined): string {
+/**
+ * The project a code file belongs to (its nearest folder with a project marker), else its
+ * folder; where that folder is the home folder or `/`, the file alone, and for such a folder
+ * itself nothing (issue 34: `node ~/tool.js` mounted the whole home folder).
+ */
+function codeRoot(path: string, home: string | undefined): string | undefined {
   const start = statSync(path).isDirectory() ? path : dirname(path);
   for (let dir = start; !exposes(dir, home); dir = dirname(dir)) {
     if (PROJECT_MARKERS.some((marker) => existsSync(join(dir, marker)))) return dir;
     if (dirname(dir) === dir) break;
   }
-  return exposes(start, home) ? path : start;
+  if (!exposes(start, home)) return start;
+  return exposes(path, home) ? undefined : path;
 }
 
 /** An allowed path, resolved; refused when it would expose the home folder or `/`. */

@@ -27,23 +27,26 @@ export interface CgroupBase {
 
 let serial = 0;
 
-/** The consumer's cgroup folders, if it may make children there with both limits; else undefined. */
-export function findCgroupBase(): CgroupBase | undefined {
+/**
+ * The consumer's cgroup folders, if it may make children there with both limits; else undefined.
+ * `root` and `self` (where cgroups are mounted, the process's /proc/self/cgroup) for tests.
+ */
+export function findCgroupBase(root = CGROUP_ROOT, self = '/proc/self/cgroup'): CgroupBase | undefined {
   let lines: string[];
   try {
-    lines = readFileSync('/proc/self/cgroup', 'utf8').trim().split('\n');
+    lines = readFileSync(self, 'utf8').trim().split('\n');
   } catch {
     return undefined;
   }
   const pathOf = (controller: string) => lines.map((line) => line.split(':')).find(([, controllers]) => controllers!.split(',').includes(controller))?.[2];
   const v1 = { memory: pathOf('memory'), pids: pathOf('pids') };
   if (v1.memory !== undefined && v1.pids !== undefined) {
-    const dirs = [join(CGROUP_ROOT, 'memory', v1.memory), join(CGROUP_ROOT, 'pids', v1.pids)];
+    const dirs = [join(root, 'memory', v1.memory), join(root, 'pids', v1.pids)];
     if (tryBase(dirs, 1)) return { version: 1, dirs };
   }
   const v2 = lines.find((line) => line.startsWith('0::'))?.slice(3);
   if (v2 !== undefined) {
-    const dir = join(CGROUP_ROOT, v2);
+    const dir = join(root, v2);
     try {
       // Only where a cgroup v2 is mounted: on a plain folder (a tmpfs over /sys/fs/cgroup) the
       // limits would be files nobody reads. `r+`: never create the file.

@@ -1,0 +1,204 @@
+/**
+ * The cgroup code of limits.ts from the source, against a plain folder tree standing in for
+ * /sys/fs/cgroup (docs/mutation.md): the files a call's cgroup writes (v2 and v1 names), the
+ * kernel's counters hit() reads, removal and the sweep of dead consumers' cgroups, and
+ * findCgroupBase refusing what is not a cgroup filesystem. The real kernel limits are tested
+ * end to end by hostile.test.ts and sandbox.test.ts.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CallCgroup, findCgroupBase, sweepCgroups, type CgroupBase } from '../../packages/twylt/src/toolset/sandbox/limits.js';
+
+const scratch = mkdtempSync(join(tmpdir(), 'twylt-limits-unit-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+let folders = 0;
+
+function folder(): string {
+  const dir = join(scratch, `base-${++folders}`);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** The one call cgroup made under `dir`. */
+function only(dir: string): string {
+  const names = readdirSync(dir);
+  expect(names).toHaveLength(1);
+  expect(names[0]).toMatch(new RegExp(`^twylt-${process.pid}-\\d+$`));
+  return join(dir, names[0]!);
+}
+
+const read = (file: string) => readFileSync(file, 'utf8');
+
+describe('a call cgroup, v2: one folder', () => {
+  it('writes memory.max in bytes, memory.swap.max 0 and pids.max, and joins a pid through cgroup.procs', () => {
+    const base: CgroupBase = { version: 2, dirs: [folder()] };
+    const cgroup = new CallCgroup(base, 3, 7);
+    const dir = only(base.dirs[0]!);
+    expect(readdirSync(dir).sort()).toEqual(['memory.max', 'memory.swap.max', 'pids.max']);
+    expect(read(join(dir, 'memory.max'))).toBe(String(3 * 1024 * 1024));
+    expect(read(join(dir, 'memory.swap.max'))).toBe('0');
+    expect(read(join(dir, 'pids.max'))).toBe('7');
+    cgroup.join(4321);
+    expect(read(join(dir, 'cgroup.procs'))).toBe('4321');
+  });
+
+  it('0 is no limit: no file for it', () => {
+    const only0: [number, number, string[]][] = [
+      [0, 0, []],
+      [5, 0, ['memory.max', 'memory.swap.max']],
+      [0, 5, ['pids.max']],
+    ];
+    for (const [memory, processes, files] of only0) {
+      const base: CgroupBase = { version: 2, dirs: [folder()] };
+      new CallCgroup(base, memory, processes);
+      expect(readdirSync(only(base.dirs[0]!)).sort()).toEqual(files);
+    }
+  });
+
+  it('each call its own folder, under the consumer pid and a serial', () => {
+    const base: CgroupBase = { version: 2, dirs: [folder()] };
+    new CallCgroup(base, 1, 1);
+    new CallCgroup(base, 1, 1);
+    const names = readdirSync(base.dirs[0]!);
+    expect(names).toHaveLength(2);
+    const serials = names.map((name) => Number(/^twylt-(\d+)-(\d+)$/.exec(name)![2]));
+    expect(Math.abs(serials[0]! - serials[1]!)).toBe(1);
+  });
+
+  it('throws when the folder cannot be made (the kernel refuses)', () => {
+    expect(() => new CallCgroup({ version: 2, dirs: [join(scratch, 'missing', 'deeper')] }, 1, 1)).toThrow(/ENOENT/);
+  });
+
+  const hits: [string, Record<string, string>, string | undefined][] = [
+    ['no counter files', {}, undefined],
+    ['memory.events oom_kill 0, pids.events max 0', { 'memory.events': 'low 0\nhigh 0\nmax 4\noom 1\noom_kill 0\n', 'pids.events': 'max 0\n' }, undefined],
+    ['memory.events oom_kill 1', { 'memory.events': 'low 0\nmax 9\noom 1\noom_kill 1\n' }, 'memory'],
+    ['pids.events max 3', { 'pids.events': 'max 3\n' }, 'processes'],
+    ['both: memory first', { 'memory.events': 'oom_kill 2\n', 'pids.events': 'max 3\n' }, 'memory'],
+    ['a name that only starts the same (oom_kill_x)', { 'memory.events': 'oom_kill_x 5\n', 'pids.events': 'maxed 5\n' }, undefined],
+    ['a value that is no number', { 'memory.events': 'oom_kill x\n', 'pids.events': 'max \n' }, undefined],
+    ['memory.oom_control is v1 only', { 'memory.oom_control': 'oom_kill 1\n' }, undefined],
+  ];
+  for (const [what, files, expected] of hits) {
+    it(`hit(): ${what}: ${expected ?? 'none'}`, () => {
+      const base: CgroupBase = { version: 2, dirs: [folder()] };
+      const cgroup = new CallCgroup(base, 0, 0);
+      const dir = only(base.dirs[0]!);
+      for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+      expect(cgroup.hit()).toBe(expected);
+    });
+  }
+});
+
+describe('a call cgroup, v1: the memory and pids hierarchies', () => {
+  it('memory.limit_in_bytes in the memory folder, pids.max in the pids folder, the pid joined in both', () => {
+    const base: CgroupBase = { version: 1, dirs: [folder(), folder()] };
+    const cgroup = new CallCgroup(base, 2, 9);
+    const memory = only(base.dirs[0]!);
+    const pids = only(base.dirs[1]!);
+    expect(readdirSync(memory)).toEqual(['memory.limit_in_bytes']);
+    expect(read(join(memory, 'memory.limit_in_bytes'))).toBe(String(2 * 1024 * 1024));
+    expect(readdirSync(pids)).toEqual(['pids.max']);
+    expect(read(join(pids, 'pids.max'))).toBe('9');
+    cgroup.join(99);
+    expect(read(join(memory, 'cgroup.procs'))).toBe('99');
+    expect(read(join(pids, 'cgroup.procs'))).toBe('99');
+  });
+
+  const hits: [string, [string, string, string][], string | undefined][] = [
+    ['none', [], undefined],
+    ['memory.oom_control oom_kill 1 in the memory folder', [['memory', 'memory.oom_control', 'oom_kill_disable 0\nunder_oom 0\noom_kill 1\n']], 'memory'],
+    ['memory.events is v2 only', [['memory', 'memory.events', 'oom_kill 1\n']], undefined],
+    ['pids.events max 1 in the pids folder', [['pids', 'pids.events', 'max 1\n']], 'processes'],
+    ['pids.events in the memory folder is not read', [['memory', 'pids.events', 'max 1\n']], undefined],
+    ['memory.oom_control in the pids folder is not read', [['pids', 'memory.oom_control', 'oom_kill 1\n']], undefined],
+  ];
+  for (const [what, files, expected] of hits) {
+    it(`hit(): ${what}: ${expected ?? 'none'}`, () => {
+      const base: CgroupBase = { version: 1, dirs: [folder(), folder()] };
+      const cgroup = new CallCgroup(base, 0, 0);
+      const dirs = { memory: only(base.dirs[0]!), pids: only(base.dirs[1]!) };
+      for (const [where, name, text] of files) writeFileSync(join(dirs[where as 'memory' | 'pids'], name), text);
+      expect(cgroup.hit()).toBe(expected);
+    });
+  }
+});
+
+describe('removal', () => {
+  it('remove() removes an empty call cgroup at once, in each hierarchy', () => {
+    const base: CgroupBase = { version: 1, dirs: [folder(), folder()] };
+    new CallCgroup(base, 0, 0).remove();
+    expect(readdirSync(base.dirs[0]!)).toEqual([]);
+    expect(readdirSync(base.dirs[1]!)).toEqual([]);
+  });
+
+  it('a busy one (not empty yet) is tried again until it can go', async () => {
+    const base: CgroupBase = { version: 2, dirs: [folder()] };
+    const cgroup = new CallCgroup(base, 0, 4);
+    const dir = only(base.dirs[0]!);
+    cgroup.remove();
+    expect(existsSync(dir)).toBe(true);
+    rmSync(join(dir, 'pids.max'));
+    // The first retry is 100 ms later.
+    await new Promise((done) => setTimeout(done, 400));
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it("sweepCgroups removes the empty cgroups of consumers that are gone, not a live one's, not another name", () => {
+    const base: CgroupBase = { version: 1, dirs: [folder(), folder()] };
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    const gone = Number(dead.stdout);
+    for (const dir of base.dirs) {
+      for (const name of [`twylt-${gone}-1`, `twylt-${gone}-2`, `twylt-${process.pid}-1`, `twylt-1-1`, `other-${gone}-1`, `twylt-${gone}-x`, `twylt-${gone}-3-4`]) mkdirSync(join(dir, name));
+    }
+    // A dead consumer's busy cgroup stays.
+    writeFileSync(join(base.dirs[0]!, `twylt-${gone}-2`, 'cgroup.procs'), '1');
+    sweepCgroups({ version: 1, dirs: [...base.dirs, join(scratch, 'no-such-folder')] });
+    // pid 1 is alive (init), and as root kill(1, 0) succeeds: kept.
+    expect(readdirSync(base.dirs[0]!).sort()).toEqual([`other-${gone}-1`, `twylt-${gone}-2`, `twylt-${gone}-3-4`, `twylt-${gone}-x`, `twylt-${process.pid}-1`, 'twylt-1-1'].sort());
+    expect(readdirSync(base.dirs[1]!).sort()).toEqual([`other-${gone}-1`, `twylt-${gone}-3-4`, `twylt-${gone}-x`, `twylt-${process.pid}-1`, 'twylt-1-1'].sort());
+  });
+});
+
+describe('findCgroupBase', () => {
+  const self = (text: string) => {
+    const file = join(folder(), 'cgroup');
+    writeFileSync(file, text);
+    return file;
+  };
+
+  it('no /proc/self/cgroup: none', () => {
+    expect(findCgroupBase(folder(), join(scratch, 'no-such-file'))).toBeUndefined();
+  });
+
+  const plain: [string, string, string[]][] = [
+    ['v1 memory and pids on plain folders', '4:memory:/a\n8:pids:/b\n0::/\n', [join('memory', 'a'), join('pids', 'b')]],
+    ['v2 on a plain folder (a tmpfs over /sys/fs/cgroup)', '0::/c\n', ['c']],
+  ];
+  for (const [what, text, dirs] of plain) {
+    it(`${what}: none, and nothing made there`, () => {
+      const root = folder();
+      for (const dir of [...dirs, 'c']) mkdirSync(join(root, dir), { recursive: true });
+      writeFileSync(join(root, 'c', 'cgroup.subtree_control'), '', { flag: 'a' });
+      expect(findCgroupBase(root, self(text))).toBeUndefined();
+      for (const dir of dirs) expect(readdirSync(join(root, dir)).filter((name) => name !== 'cgroup.subtree_control')).toEqual([]);
+      expect(read(join(root, 'c', 'cgroup.subtree_control'))).toBe('');
+    });
+  }
+
+  it("this machine's own: a base whose folders are those /proc/self/cgroup names, or none", () => {
+    const base = findCgroupBase();
+    if (base === undefined) return;
+    const lines = read('/proc/self/cgroup').trim().split('\n');
+    if (base.version === 1) {
+      const of = (name: string) => lines.map((line) => line.split(':')).find(([, list]) => list!.split(',').includes(name))![2]!;
+      expect(base.dirs).toEqual([join('/sys/fs/cgroup/memory', of('memory')), join('/sys/fs/cgroup/pids', of('pids'))]);
+    } else {
+      expect(base.dirs).toEqual([join('/sys/fs/cgroup', lines.find((line) => line.startsWith('0::'))!.slice(3))]);
+    }
+    for (const dir of base.dirs) expect(readdirSync(dir).filter((name) => name.startsWith('twylt-probe-'))).toEqual([]);
+  });
+});
