@@ -23,6 +23,7 @@ import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLIENTS, REDIRECT_URI, startAuthServer, type AuthServer } from '../support/auth-server.js';
 import { MCP_HEADERS, rawRequest, sseMessages, startHttpBridge, type HttpBridgeProcess } from '../support/mcp-http.js';
+import { waitFor } from '../support/mcp.js';
 import { example } from '../support/process.js';
 
 const ECHO = example('echo');
@@ -106,6 +107,8 @@ describe('oauth4webapi with a DPoP-bound token of oidc-provider', () => {
     expect(sseMessages(await answer.text())[0]!.result.structuredContent).toMatchObject({ text: 'bound' });
     expect(sent.at(-1)!.get('authorization')).toMatch(/^DPoP /);
     expect(sent.at(-1)!.get('dpop')).toMatch(/^ey/);
+    // The log line is written as the answer goes out: wait for it.
+    await waitFor(() => /"event":"call","tool":"echo","outcome":"ok".*"client_id":"machine"/.test(bridge.stderr()), 'the log line /"event":"call","tool":"echo","outcome":"ok".*"client_id":"machine"/');
     expect(bridge.stderr()).toMatch(/"event":"call","tool":"echo","outcome":"ok".*"client_id":"machine"/);
   });
 
@@ -114,6 +117,8 @@ describe('oauth4webapi with a DPoP-bound token of oidc-provider', () => {
     const answer = await rawRequest(bridge.url, { headers: { ...MCP_HEADERS, authorization: `Bearer ${tokens.access_token}` }, body: CALL });
     expect(answer.status).toBe(401);
     expect(answer.headers['www-authenticate']).toMatch(/^Bearer resource_metadata="[^"]+", error="invalid_token", error_description="a DPoP-bound token \(cnf\.jkt\) must be sent with the DPoP scheme.*", DPoP algs="ES256 /);
+    // The log line is written as the answer goes out: wait for it.
+    await waitFor(() => /"event":"refused","status":401,"kind":"sender_constrained"/.test(bridge.stderr()), 'the log line /"event":"refused","status":401,"kind":"sender_constrained"/');
     expect(bridge.stderr()).toMatch(/"event":"refused","status":401,"kind":"sender_constrained"/);
   });
 
