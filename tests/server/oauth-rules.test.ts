@@ -14,7 +14,7 @@ import { CompactSign, exportJWK, generateKeyPair, SignJWT, type CryptoKey } from
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoverIssuer, OAuthSetupError } from '../../packages/twylt/src/server/oauth/discovery.js';
 import { introspect, IntrospectionCache, IntrospectionError, MAX_CACHED_ANSWERS } from '../../packages/twylt/src/server/oauth/introspection.js';
-import { createResourceServer, MAX_CHALLENGE_SCOPE_CHARS } from '../../packages/twylt/src/server/oauth/resource-server.js';
+import { createResourceServer, DEFAULT_JWKS_COOLDOWN_MS, MAX_CHALLENGE_SCOPE_CHARS } from '../../packages/twylt/src/server/oauth/resource-server.js';
 import { authServerUrl, issuerMetadataUrls, resourceMetadataUrl, resourceUrl } from '../../packages/twylt/src/server/oauth/urls.js';
 
 /** What the fake authorization server answers for one path. */
@@ -249,6 +249,8 @@ describe('a resource server', () => {
   const introspected: string[] = [];
   const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'];
   const now = () => Math.floor(Date.now() / 1000);
+  /** The second challenge after every Bearer one (ADR 0040). */
+  const DPOP_CHALLENGE = 'DPoP algs="ES256 ES384 ES512 RS256 RS384 RS512 PS256 PS384 PS512 EdDSA Ed25519"';
   const introspection = () => ({ url: `${origin}/rs/introspect`, clientId: 'bridge', clientSecret: 's' });
 
   beforeAll(async () => {
@@ -289,7 +291,7 @@ describe('a resource server', () => {
   for (const alg of ALGORITHMS) {
     it(`accepts a token signed with ${alg}`, async () => {
       const server = await createResourceServer({ issuer, resource });
-      expect(await server.authenticate(bearer(await jwt(alg)))).toEqual({ caller: { sub: 'user-1', clientId: undefined, scopes: ['mcp'] } });
+      expect(await server.authenticate(bearer(await jwt(alg)))).toEqual({ caller: { sub: 'user-1', clientId: undefined, scopes: ['mcp'], scheme: 'Bearer' } });
     });
   }
 
@@ -306,7 +308,6 @@ describe('a resource server', () => {
       ['signed by another key (ERR_JWS_SIGNATURE_VERIFICATION_FAILED)', forged, /signature verification failed/],
       ['a payload that is no claims set (ERR_JWT_INVALID)', notJson, /JWT Claims Set must be a top-level JSON object/],
       ['an HMAC algorithm (ERR_JOSE_ALG_NOT_ALLOWED)', hmac, /"alg" \(Algorithm\) Header Parameter value not allowed/],
-      ['an unknown key id (ERR_JWKS_NO_MATCHING_KEY)', await jwt('ES256', {}, { kid: 'stranger' }), /no applicable key found in the JSON Web Key Set/],
       ['an unknown critical header (ERR_JOSE_NOT_SUPPORTED)', signedByHand({ alg: 'ES256', kid: 'ES256', crit: ['x-new'], 'x-new': 1 }), /Extension Header Parameter "x-new" is not recognized/],
       ['a JWS without an algorithm (ERR_JWS_INVALID)', 'e30.e30.c2ln', /"alg" \(Algorithm\) Header Parameter missing or invalid/],
       ['a JWS whose header is not JSON (ERR_JWS_INVALID)', 'aaaa.e30.c2ln', /JWS Protected Header is invalid/],
@@ -317,13 +318,26 @@ describe('a resource server', () => {
       expect(denial, what).toMatchObject({ status: 401, kind: 'invalid_token' });
       expect(denial!.reason, what).toMatch(reason);
       expect(denial!.challenge, what).toMatch(/^Bearer resource_metadata="https:\/\/mcp\.example\.com\/\.well-known\/oauth-protected-resource\/mcp", error="invalid_token", error_description="/);
+      expect(denial!.challenge, what).toMatch(/", DPoP algs="ES256 ES384 ES512 RS256 RS384 RS512 PS256 PS384 PS512 EdDSA Ed25519"$/);
     }
+  });
+
+  it('an unknown key id (ERR_JWKS_NO_MATCHING_KEY) within the refetch cool-down: 503 keys_rotating with Retry-After, no challenge (ADR 0040)', async () => {
+    const server = await createResourceServer({ issuer, resource });
+    const retryAfter = String(DEFAULT_JWKS_COOLDOWN_MS / 1000);
+    expect((await server.authenticate(bearer(await jwt('ES256', {}, { kid: 'stranger' })))).denial).toEqual({
+      status: 503,
+      kind: 'keys_rotating',
+      reason: 'the access token is signed by a key not known yet (the authorization server is rotating its keys?); try again later',
+      detail: `a key id not in the keys of ${issuer}: they are fetched again within ${retryAfter} s`,
+      headers: { 'retry-after': retryAfter },
+    });
   });
 
   it('names the caller by sub (a string only) and client_id before azp', async () => {
     const server = await createResourceServer({ issuer, resource });
-    expect((await server.authenticate(bearer(await jwt('ES256', { sub: 42, client_id: 'c1', azp: 'a1' })))).caller).toEqual({ sub: undefined, clientId: 'c1', scopes: ['mcp'] });
-    expect((await server.authenticate(bearer(await jwt('ES256', { azp: 'a1', scope: undefined, scp: ['x'] })))).caller).toEqual({ sub: 'user-1', clientId: 'a1', scopes: ['x'] });
+    expect((await server.authenticate(bearer(await jwt('ES256', { sub: 42, client_id: 'c1', azp: 'a1' })))).caller).toEqual({ sub: undefined, clientId: 'c1', scopes: ['mcp'], scheme: 'Bearer' });
+    expect((await server.authenticate(bearer(await jwt('ES256', { azp: 'a1', scope: undefined, scp: ['x'] })))).caller).toEqual({ sub: 'user-1', clientId: 'a1', scopes: ['x'], scheme: 'Bearer' });
   });
 
   it('no token, another scheme, and DPoP: the challenges, exactly', async () => {
@@ -333,31 +347,38 @@ describe('a resource server', () => {
       expect((await server.authenticate(request(authorization))).denial).toEqual({
         status: 401,
         kind: 'missing_token',
-        reason: 'a bearer access token is required',
-        challenge: `Bearer ${metadata}, scope="mcp"`,
+        reason: 'an access token is required (Bearer, or DPoP with a proof)',
+        challenge: `Bearer ${metadata}, scope="mcp", ${DPOP_CHALLENGE}`,
       });
     }
     const dpop = (await server.authenticate(request('DPoP eyJ.abc.def'))).denial!;
+    // The DPoP scheme is checked now (ADR 0040): a token that is no JWS is invalid, with the DPoP challenge first.
     expect(dpop.status).toBe(401);
-    expect(dpop.kind).toBe('sender_constrained');
-    expect(dpop.reason).toBe('invalid token: a sender-constrained token (cnf: DPoP or mutual TLS) is not accepted here: its proof of possession is not checked; ask for a bearer token');
-    expect(dpop.challenge).toBe(`Bearer ${metadata}, error="invalid_token", error_description="${dpop.reason.slice('invalid token: '.length)}", scope="mcp"`);
+    expect(dpop.kind).toBe('invalid_token');
+    expect(dpop.reason).toBe('invalid token: JWS Protected Header is invalid');
+    expect(dpop.challenge).toBe(`${DPOP_CHALLENGE}, ${metadata}, error="invalid_token", error_description="${dpop.reason.slice('invalid token: '.length)}", scope="mcp"`);
+    // A DPoP-bound token sent as a bearer token stays refused as sender-constrained.
+    const bound = (await server.authenticate(bearer(await jwt('ES256', { cnf: { jkt: 'x' } })))).denial!;
+    expect(bound.status).toBe(401);
+    expect(bound.kind).toBe('sender_constrained');
+    expect(bound.reason).toBe('invalid token: a DPoP-bound token (cnf.jkt) must be sent with the DPoP scheme and a proof of its key, not as a bearer token');
+    expect(bound.challenge).toBe(`Bearer ${metadata}, error="invalid_token", error_description="${bound.reason.slice('invalid token: '.length)}", scope="mcp", ${DPOP_CHALLENGE}`);
     const none = await createResourceServer({ issuer, resource });
-    expect((await none.authenticate(request())).denial?.challenge).toBe(`Bearer ${metadata}`);
+    expect((await none.authenticate(request())).denial?.challenge).toBe(`Bearer ${metadata}, ${DPOP_CHALLENGE}`);
   });
 
   it('a token without a required scope: 403 naming it, the caller still named', async () => {
     const server = await createResourceServer({ issuer, resource, requiredScopes: ['mcp', 'admin'], offeredScopes: () => ['tools:a', 'tools:b'] });
     const result = await server.authenticate(bearer(await jwt('ES256', { scope: 'mcp tools:b' })));
-    expect(result.caller).toEqual({ sub: 'user-1', clientId: undefined, scopes: ['mcp', 'tools:b'] });
+    expect(result.caller).toEqual({ sub: 'user-1', clientId: undefined, scopes: ['mcp', 'tools:b'], scheme: 'Bearer' });
     expect(result.denial).toEqual({
       status: 403,
       kind: 'insufficient_scope',
       reason: 'the token lacks the scope admin',
-      challenge: 'Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", error="insufficient_scope", scope="mcp admin tools:b"',
+      challenge: 'Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", error="insufficient_scope", scope="mcp admin tools:b", ' + DPOP_CHALLENGE,
     });
     expect(server.insufficientScope({}, ['tools:c'], 'no').challenge).toBe(
-      'Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", error="insufficient_scope", scope="mcp admin tools:c"',
+      'Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", error="insufficient_scope", scope="mcp admin tools:c", ' + DPOP_CHALLENGE,
     );
     expect((await server.authenticate(bearer(await jwt('ES256', { scope: 'admin mcp' })))).denial).toBeUndefined();
     expect((await server.authenticate(bearer(await jwt('ES256', { scope: 'other' })))).denial?.reason).toBe('the token lacks the scope mcp admin');
@@ -366,7 +387,7 @@ describe('a resource server', () => {
   it('a challenge quotes safely: quotes and backslashes become \', anything but printable ASCII ?', async () => {
     const server = await createResourceServer({ issuer, resource, offeredScopes: () => ['a"b', 'c\\d', 'caf\u00e9', 'tab\there'] });
     expect((await server.authenticate(request())).denial?.challenge).toBe(
-      `Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", scope="a'b c'd caf? tab?here"`,
+      `Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", scope="a'b c'd caf? tab?here", ${DPOP_CHALLENGE}`,
     );
   });
 
@@ -379,7 +400,7 @@ describe('a resource server', () => {
     // The required words count with their spaces: one character more than fits is left out.
     const over = 'o'.repeat(MAX_CHALLENGE_SCOPE_CHARS - 'r1 r2'.length); // "r1 r2 " + over is one too many
     const capped = await createResourceServer({ issuer, resource, requiredScopes: ['r1', 'r2'], offeredScopes: () => [over] });
-    expect((await capped.authenticate(request())).denial!.challenge).toMatch(/, scope="r1 r2"$/);
+    expect((await capped.authenticate(request())).denial!.challenge).toMatch(/, scope="r1 r2", DPoP algs="ES256 ES384 ES512 RS256 RS384 RS512 PS256 PS384 PS512 EdDSA Ed25519"$/);
   });
 
   it('fetches the keys once at the start, and not again for a known key within their age', async () => {
@@ -397,6 +418,7 @@ describe('a resource server', () => {
       authorization_servers: [issuer],
       scopes_supported: ['mcp', 'tools:a'],
       bearer_methods_supported: ['header'],
+      dpop_signing_alg_values_supported: ['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'EdDSA', 'Ed25519'],
       resource_name: 'twylt-mcp',
     });
     expect(server.metadataUrl).toBe('https://mcp.example.com/.well-known/oauth-protected-resource/mcp');
@@ -435,7 +457,7 @@ describe('a resource server', () => {
       const token = `opaque-${what.replaceAll(' ', '-')}`;
       answers.set(token, answer);
       const result = await server.authenticate(bearer(token));
-      if (problem === undefined) expect(result, what).toEqual({ caller: { sub: 'u', clientId: undefined, scopes: [] } });
+      if (problem === undefined) expect(result, what).toEqual({ caller: { sub: 'u', clientId: undefined, scopes: [], scheme: 'Bearer' } });
       else expect(result.denial, what).toMatchObject({ status: 401, kind: 'invalid_token', reason: `invalid token: ${problem}` });
     }
     answers.set('opaque-down', 'fail');
