@@ -5,7 +5,7 @@
  * loaded only when a search is made.
  */
 import { jsonSchema, type Tool } from 'ai';
-import { categoryOf, type EmbeddingsFlags, type ToolEntryLike } from 'twylt/toolset';
+import { SEARCH_INPUT_SCHEMA, categoryOf, type EmbeddingsFlags, type SearchInput, type ToolEntryLike } from 'twylt/toolset';
 import type { ToolCard, ToolSearch } from 'twylt/search';
 import { agentTools, type AgentTool, type AgentToolsOptions } from './agent-tools.js';
 import { aiTool, type TwyltExecuteOptions } from './ai-sdk.js';
@@ -56,7 +56,6 @@ export interface TwyltSearchToolsOptions extends AgentToolsOptions {
   embeddings?: EmbeddingsFlags;
 }
 
-type SearchInput = { query: string; limit?: number; category?: string };
 type CallInput = { name: string; arguments?: Record<string, unknown> };
 
 export interface TwyltSearchPair {
@@ -79,17 +78,8 @@ export async function twyltSearchTools(entries: readonly ToolEntryLike[] | reado
   const twylt_search = {
     description:
       'Find the tools that fit a task, best first, each with its name, category, description and inputSchema. Describe the task in plain words; then run one with twylt_call.',
-    inputSchema: jsonSchema<{ query: string; limit?: number; category?: string }>({
-      type: 'object',
-      properties: {
-        query: { type: 'string', description: 'What you want to do, in plain words.' },
-        limit: { type: 'integer', minimum: 1, maximum: 20, description: 'At most this many tools (default 5).' },
-        category: { type: 'string', description: 'Only tools in this category and below it.' },
-      },
-      required: ['query'],
-      additionalProperties: false,
-    }),
-    execute: async ({ query, limit, category }: { query: string; limit?: number; category?: string }) => ({
+    inputSchema: jsonSchema<SearchInput>(structuredClone(SEARCH_INPUT_SCHEMA) as unknown as Parameters<typeof jsonSchema>[0]),
+    execute: async ({ query, limit, category }: SearchInput) => ({
       tools: await searchTools(tools, query, { limit, category, embeddings: options.embeddings }),
     }),
   };

@@ -5,7 +5,7 @@
  * so the model can call one at once; `twylt_call` is browse mode's, the same call path.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { categoryOf, jsonKind, type EmbeddingsFlags } from 'twylt/toolset';
+import { SEARCH_INPUT_SCHEMA, categoryOf, jsonKind, type EmbeddingsFlags } from 'twylt/toolset';
 import type { ToolSearch } from 'twylt/search';
 import { CALL_TOOL, callToolDefinition } from './catalog.js';
 import { successResult } from './result.js';
@@ -24,16 +24,8 @@ export const SEARCH_TOOLS: Tool[] = [
     description:
       'Find the tools of this catalog that fit a task, best first, each with its name, category, description and inputSchema. ' +
       'Describe the task in plain words ("open a pull request", "weather in Paris tomorrow"). Then run one with twylt_call.',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        query: { type: 'string', description: 'What you want to do, in plain words.' },
-        limit: { type: 'integer', minimum: 1, maximum: 20, description: 'At most this many tools (default 5).' },
-        category: { type: 'string', description: 'Only tools in this category and below it.' },
-      },
-      required: ['query'],
-      additionalProperties: false,
-    },
+    // One schema for every consumer's twylt_search (a copy: the SDK's Tool type is mutable).
+    inputSchema: structuredClone(SEARCH_INPUT_SCHEMA) as unknown as Tool['inputSchema'],
     annotations: { readOnlyHint: true, openWorldHint: false },
   },
   callToolDefinition(SEARCH_TOOL),

@@ -8,7 +8,7 @@
  */
 export { toEntry, showCommand, type ToolEntry, type ToolEntryLike } from './entry.js';
 export { DEFAULT_CATEGORY, categoryCounts, categoryOf, inCategory } from './category.js';
-export { SEARCH_KEY_ENV, SEARCH_OPTIONS, embeddingsFromFlags, type EmbeddingsFlags } from './search/options.js';
+export { SEARCH_INPUT_SCHEMA, SEARCH_KEY_ENV, SEARCH_OPTIONS, embeddingsFromFlags, type EmbeddingsFlags, type SearchInput } from './search/options.js';
 export { CONFIG_SCHEMA, ConfigError, collectEntries, parseConfig, readConfig } from './config.js';
 export { SEPARATOR, UsageError, cutAtSeparator, splitArgv, splitCommands } from './args.js';
 export { MAX_DURATION_MS, TOOLSET_OPTIONS, USAGE_EXIT, formatOptions, metricsAddress, parseCount, parseDuration, toolsetOptions, type OptionSpec, type OptionValues } from './options.js';

@@ -23,9 +23,8 @@ export { Embedder, EmbeddingsTimeoutError, DEFAULT_QUERY_TIMEOUT_MS, defaultCach
 export { terms, words } from './analyze.js';
 export { stem } from './stem.js';
 
-/** Results of a search when none is asked for, and the most that may be. */
-export const DEFAULT_SEARCH_LIMIT = 5;
-export const MAX_SEARCH_LIMIT = 20;
+export { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from './options.js';
+import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from './options.js';
 /** Reciprocal rank fusion's constant (Cormack et al., 2009): 1 / (K + rank). */
 const RRF_K = 60;
 /** Ranks each ranking hands to the fusion. */

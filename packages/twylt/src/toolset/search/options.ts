@@ -6,6 +6,29 @@ import { UsageError } from '../args.js';
 import type { OptionSpec } from '../options.js';
 import { parseDuration } from '../options.js';
 
+/** Results of a search when none is asked for, and the most that may be. */
+export const DEFAULT_SEARCH_LIMIT = 5;
+export const MAX_SEARCH_LIMIT = 20;
+
+/** What `twylt_search` takes, for the model. */
+export interface SearchInput {
+  query: string;
+  limit?: number;
+  category?: string;
+}
+
+/** The input schema of `twylt_search`, one for the bridge's MCP tool and twylt-ai's AI SDK tool. */
+export const SEARCH_INPUT_SCHEMA = {
+  type: 'object',
+  properties: {
+    query: { type: 'string', description: 'What you want to do, in plain words.' },
+    limit: { type: 'integer', minimum: 1, maximum: MAX_SEARCH_LIMIT, description: `At most this many tools (default ${DEFAULT_SEARCH_LIMIT}).` },
+    category: { type: 'string', description: 'Only tools in this category and below it.' },
+  },
+  required: ['query'],
+  additionalProperties: false,
+} as const;
+
 /** The environment variable that holds the embeddings endpoint's API key (never a flag: argv is visible to every user). */
 export const SEARCH_KEY_ENV = 'TWYLT_SEARCH_API_KEY';
 
