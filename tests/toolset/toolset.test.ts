@@ -15,6 +15,7 @@ import {
   parseConfig,
   splitArgv,
   toEntry,
+  UsageError,
 } from '../../packages/twylt/src/toolset/index.js';
 import { SLEEPER } from '../support/mcp.js';
 import { ROOT } from '../support/process.js';
@@ -64,6 +65,8 @@ describe('command lines', () => {
     });
     expect(splitArgv(['--config', 'c.json'])).toEqual({ options: ['--config', 'c.json'], commands: [] });
     expect(() => splitArgv(['--', 'a', '--'])).toThrow('tool 2: nothing follows "--"');
+    // A usage error as it is thrown: every command answers it with exit 64, none has to wrap it.
+    expect(() => splitArgv(['--', 'a', '--'])).toThrow(UsageError);
   });
 
   it('takes an argv or an entry in code', () => {

@@ -29,7 +29,7 @@ export function splitArgv(argv: readonly string[]): { options: string[]; command
   return { options, commands: rest ? splitCommands(rest) : [] };
 }
 
-/** `a b -- c d` → [[a, b], [c, d]]; an empty command is a mistake, not a tool. */
+/** `a b -- c d` → [[a, b], [c, d]]; an empty command is a mistake, not a tool (a UsageError). */
 export function splitCommands(rest: readonly string[]): string[][] {
   const commands: string[][] = [[]];
   for (const arg of rest) {
@@ -37,6 +37,6 @@ export function splitCommands(rest: readonly string[]): string[][] {
     else commands.at(-1)!.push(arg);
   }
   const empty = commands.findIndex((command) => command.length === 0);
-  if (empty !== -1) throw new RangeError(`tool ${empty + 1}: nothing follows "--"; give a command such as "-- python3 tool.py"`);
+  if (empty !== -1) throw new UsageError(`tool ${empty + 1}: nothing follows "--"; give a command such as "-- python3 tool.py"`);
   return commands;
 }

@@ -64,12 +64,7 @@ export const command: Command = {
   name: 'inspect',
   help: HELP,
   async run(args, io) {
-    let split: ReturnType<typeof splitArgv>;
-    try {
-      split = splitArgv(args);
-    } catch (error) {
-      throw new UsageError((error as Error).message);
-    }
+    const split = splitArgv(args);
     const { values } = parseOptions({
       args: split.options,
       strict: true,

@@ -44,12 +44,7 @@ export const command: Command = {
   name: 'search',
   help: HELP,
   async run(args, io) {
-    let split: ReturnType<typeof splitArgv>;
-    try {
-      split = splitArgv(args);
-    } catch (error) {
-      throw new UsageError((error as Error).message);
-    }
+    const split = splitArgv(args);
     const { values, positionals } = parseOptions({ args: split.options, strict: true, allowPositionals: true, options: { ...OWN_OPTIONS, ...SEARCH_OPTIONS } });
     if (values.help) {
       io.stdout.write(HELP);
