@@ -7,17 +7,17 @@
  * an attempt fails (the errno), not only that it did. The unprivileged user runs a world-readable
  * copy of the built packages and the fixtures, never the checkout (tests/support/unprivileged.ts).
  */
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { python as PYENV_PYTHON } from '../support/python.js';
 import { runtimeBinary } from '../support/runtimes.js';
 import { asUser, UNPRIVILEGED_SKIP_REASON, type UnprivilegedCopy, unprivilegedCopy } from '../support/unprivileged.js';
+import { LineConsumer } from './hostile-support.js';
 import { SANDBOX_SKIP_REASON } from './support.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/sandbox/', import.meta.url));
@@ -137,39 +137,15 @@ interface ConsumerOptions {
   wrapper?: readonly string[];
 }
 
-/** A consumer process, and a way to make calls through it. */
-class Consumer {
-  readonly child: ChildProcessWithoutNullStreams;
-  readonly #pending: ((answer: Answer) => void)[] = [];
-  readonly ready: Promise<Answer>;
-  stderr = '';
-
+/** A consumer process (driver-consumer.mjs), and a way to make calls through it. */
+class Consumer extends LineConsumer<Answer> {
   constructor(options: ConsumerOptions) {
     const { place } = options;
     const config = { policy: options.policy ?? {}, workspace: place.workspace, command: options.command ?? place.tool, warm: options.warm ?? false, transport: options.transport };
     const command = [...(options.wrapper ?? []), process.execPath, place.consumer, JSON.stringify(config)];
     const env: Record<string, string> = {};
     for (const [name, value] of Object.entries(process.env)) if (value !== undefined && !/^(TWYLT_|TOOLSPEC_|NODE_OPTIONS$)/.test(name)) env[name] = value;
-    this.child = spawn(command[0]!, command.slice(1), { cwd: place.scratch, env: { ...env, ...SECRETS, HOME: place.home, ...options.env } });
-    this.child.stderr.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
-    createInterface({ input: this.child.stdout }).on('line', (line) => this.#pending.shift()?.(JSON.parse(line)));
-    this.child.once('exit', () => {
-      for (const answer of this.#pending.splice(0)) answer({ ok: false, error: 'consumer gone' });
-    });
-    this.ready = new Promise((resolve) => this.#pending.push(resolve));
-  }
-
-  call(input: Record<string, unknown>): Promise<Answer> {
-    return new Promise((resolve) => {
-      this.#pending.push(resolve);
-      if (this.child.exitCode !== null || this.child.signalCode !== null) resolve({ ok: false, error: 'consumer gone' });
-      else this.child.stdin.write(`${JSON.stringify(input)}\n`);
-    });
-  }
-
-  stop(): void {
-    this.child.stdin.end();
-    this.child.kill('SIGKILL');
+    super(command, { cwd: place.scratch, env: { ...env, ...SECRETS, HOME: place.home, ...options.env } });
   }
 }
 

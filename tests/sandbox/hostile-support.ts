@@ -8,13 +8,13 @@
  * fixtures (tests/support/unprivileged.ts), and the scene belongs to nobody, so that without
  * the sandbox every attempt succeeds as that user too.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams, type SpawnOptionsWithoutStdio } from 'node:child_process';
 import { chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface, type Interface } from 'node:readline';
+import { createInterface } from 'node:readline';
 import { isAlive } from '../support/processes.js';
 import { ROOT } from '../support/process.js';
 import { AS_NOBODY, NOBODY, UNPRIVILEGED_SKIP_REASON, type UnprivilegedCopy, unprivilegedCopy } from '../support/unprivileged.js';
@@ -113,29 +113,23 @@ export class HostileScene {
   }
 }
 
-/** A consumer process (consumer.mjs) and a way to ask it for one call. */
-export class Consumer {
+/** A consumer process that answers each line of JSON on its stdin with one line, in order. */
+export class LineConsumer<A extends { ok?: boolean; error?: string } = Answer> {
   readonly child: ChildProcessWithoutNullStreams;
-  readonly #lines: Interface;
-  readonly #pending: ((answer: Answer) => void)[] = [];
-  readonly ready: Promise<Answer>;
+  readonly #pending: ((answer: A) => void)[] = [];
+  /** Its first line: it is ready. */
+  readonly ready: Promise<A>;
   stderr = '';
 
-  /** `policy` is prepareSandbox's (mode `sandbox`); `env` is added to the consumer's environment. */
-  constructor(scene: HostileScene, mode: 'sandbox' | 'plain', policy: object = {}, env: Record<string, string> = {}) {
-    const { argv, cwd } = scene.consumerCommand();
-    this.child = spawn(argv[0]!, [...argv.slice(1), mode, JSON.stringify(policy), scene.workspace], {
-      cwd,
-      env: { ...process.env, HOME: scene.home, ...SECRETS, ...env },
-    });
+  constructor(argv: readonly string[], options: SpawnOptionsWithoutStdio) {
+    this.child = spawn(argv[0]!, argv.slice(1), options);
     this.child.stderr.on('data', (chunk: Buffer) => {
       this.stderr += chunk.toString();
     });
-    this.#lines = createInterface({ input: this.child.stdout });
-    this.#lines.on('line', (line) => this.#pending.shift()?.(JSON.parse(line)));
+    createInterface({ input: this.child.stdout }).on('line', (line) => this.#pending.shift()?.(JSON.parse(line)));
     // Every call still waiting learns that the consumer is gone.
     this.child.once('exit', () => {
-      for (const answer of this.#pending.splice(0)) answer({ ok: false, error: 'consumer gone' });
+      for (const answer of this.#pending.splice(0)) answer({ ok: false, error: 'consumer gone' } as A);
     });
     this.ready = new Promise((resolve) => this.#pending.push(resolve));
   }
@@ -145,10 +139,10 @@ export class Consumer {
     return this.child.pid!;
   }
 
-  call(input: Record<string, unknown>): Promise<Answer> {
+  call(input: Record<string, unknown>): Promise<A> {
     return new Promise((resolve) => {
       this.#pending.push(resolve);
-      if (this.child.exitCode !== null || this.child.signalCode !== null) resolve({ ok: false, error: 'consumer gone' });
+      if (this.child.exitCode !== null || this.child.signalCode !== null) resolve({ ok: false, error: 'consumer gone' } as A);
       else this.child.stdin.write(`${JSON.stringify(input)}\n`);
     });
   }
@@ -156,6 +150,15 @@ export class Consumer {
   stop(): void {
     this.child.stdin.end();
     if (isAlive(this.pid)) this.child.kill('SIGKILL');
+  }
+}
+
+/** A consumer process (consumer.mjs) and a way to ask it for one call. */
+export class Consumer extends LineConsumer {
+  /** `policy` is prepareSandbox's (mode `sandbox`); `env` is added to the consumer's environment. */
+  constructor(scene: HostileScene, mode: 'sandbox' | 'plain', policy: object = {}, env: Record<string, string> = {}) {
+    const { argv, cwd } = scene.consumerCommand();
+    super([...argv, mode, JSON.stringify(policy), scene.workspace], { cwd, env: { ...process.env, HOME: scene.home, ...SECRETS, ...env } });
   }
 }
 
