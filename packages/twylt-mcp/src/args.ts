@@ -7,8 +7,9 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { EmbeddingsFlags } from 'twylt/toolset';
-import { authServerUrl, parseListenAddress, resourceUrl } from 'twylt/server';
-import { SEARCH_OPTIONS, embeddingsFromFlags, TOOLSET_OPTIONS, formatOptions, metricsAddress, parseCount, parseDuration, sandboxFromFlags, splitArgv, toolsetOptions, UsageError, type OptionSpec, type SandboxPolicy, type ToolDefaults } from 'twylt/toolset';
+import { DEFAULT_JWKS_COOLDOWN_MS, authServerUrl, parseListenAddress, resourceUrl } from 'twylt/server';
+import { BUILT_IN_DEFAULTS, SEARCH_OPTIONS, embeddingsFromFlags, TOOLSET_OPTIONS, formatOptions, metricsAddress, parseCount, parseDuration, sandboxFromFlags, splitArgv, toolsetOptions, UsageError, type OptionSpec, type SandboxPolicy, type ToolDefaults } from 'twylt/toolset';
+import { DEFAULT_GRACE_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_QUEUE, DEFAULT_RETRY_MS, MAX_RETRY_MS } from './defaults.js';
 
 /** How the tools are offered: one MCP tool per TWYLT tool, or browse mode's two (catalog.ts), or search mode's two (search.ts). */
 export type CatalogMode = 'tools' | 'browse' | 'search';
@@ -91,18 +92,22 @@ const BRIDGE_OPTIONS = {
   'describe-retry-ms': {
     type: 'string',
     value: 'MS',
-    help: 'wait before a tool left out at start is described again (default 5000); each failed retry doubles it, up to 5 minutes',
+    help: 'wait before a tool left out at start is described again',
+    byDefault: DEFAULT_RETRY_MS,
+    afterDefault: `; each failed retry doubles it, up to ${MAX_RETRY_MS / 60_000} minutes`,
   },
   'max-output-bytes': {
     type: 'string',
     value: 'N',
-    help: "default limit of a tool's stdout and of its stderr (default 4194304)",
+    help: "default limit of a tool's stdout and of its stderr",
+    byDefault: BUILT_IN_DEFAULTS.maxOutputBytes,
     defaults: (text, option) => ({ maxOutputBytes: parseCount(option, text, 1) }),
   },
   'warm-idle-ms': {
     type: 'string',
     value: 'MS',
-    help: 'retire a warm process unused for this long; the next call starts cold and warms the tool again (default 300000)',
+    help: 'retire a warm process unused for this long; the next call starts cold and warms the tool again',
+    byDefault: BUILT_IN_DEFAULTS.warmIdleMs,
     defaults: (text, option) => ({ warmIdleMs: parseDuration(option, text) }),
   },
   'max-concurrency': {
@@ -113,12 +118,14 @@ const BRIDGE_OPTIONS = {
   'max-queue': {
     type: 'string',
     value: 'N',
-    help: 'calls that may wait for a slot; beyond, a call is refused with JSON-RPC error -32010 and not run (default 100)',
+    help: 'calls that may wait for a slot; beyond, a call is refused with JSON-RPC error -32010 and not run',
+    byDefault: DEFAULT_MAX_QUEUE,
   },
   'max-message-bytes': {
     type: 'string',
     value: 'N',
-    help: 'stdio: largest JSON-RPC message read; a longer line is answered with error -32600 and skipped (default 10485760)',
+    help: 'stdio: largest JSON-RPC message read; a longer line is answered with error -32600 and skipped',
+    byDefault: DEFAULT_MAX_MESSAGE_BYTES,
   },
 } as const satisfies Record<string, OptionSpec>;
 
@@ -146,11 +153,12 @@ const HTTP_OPTIONS = {
     value: 'NAME',
     help: 'a Host header value to accept (NAME or NAME:PORT); default: the bound address, or any Host when a token is required; repeatable',
   },
-  'max-body-bytes': { type: 'string', value: 'N', help: 'largest request body (default 4194304)' },
+  'max-body-bytes': { type: 'string', value: 'N', help: 'largest request body', byDefault: DEFAULT_MAX_BODY_BYTES },
   'grace-ms': {
     type: 'string',
     value: 'MS',
-    help: 'on SIGTERM, how long calls in progress may finish before their tools are killed (default 25000)',
+    help: 'on SIGTERM, how long calls in progress may finish before their tools are killed',
+    byDefault: DEFAULT_GRACE_MS,
   },
   'log-input': {
     type: 'boolean',
@@ -189,7 +197,9 @@ const AUTH_OPTIONS = {
   'auth-jwks-cooldown-ms': {
     type: 'string',
     value: 'MS',
-    help: "after fetching the issuer's keys, how long a token with an unknown key id waits before it may fetch them again (default 30000); meanwhile it is answered 503 with Retry-After",
+    help: "after fetching the issuer's keys, how long a token with an unknown key id waits before it may fetch them again",
+    byDefault: DEFAULT_JWKS_COOLDOWN_MS,
+    afterDefault: '; meanwhile it is answered 503 with Retry-After',
   },
   'auth-dpop-nonce': {
     type: 'boolean',

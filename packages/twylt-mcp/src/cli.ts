@@ -1,8 +1,7 @@
 #!/usr/bin/env node
 /** The `twylt-mcp` command. Exit codes: 1 when the bridge cannot start, 64 (USAGE_EXIT, as `twylt`) for a usage error. */
 import { createRequire } from 'node:module';
-import { availableParallelism } from 'node:os';
-import { commandLineArguments, DEFAULT_TIMEOUT_MS, USAGE_EXIT, UsageError } from 'twylt/toolset';
+import { commandLineArguments, USAGE_EXIT, UsageError } from 'twylt/toolset';
 import { parseCli, USAGE, type AuthPlan, type CliPlan } from './args.js';
 import type { HttpOAuthOptions } from './http.js';
 import { stderrEventLog, stderrLog } from './log.js';
@@ -28,7 +27,7 @@ async function main(argv: readonly string[]): Promise<void> {
   }
 
   // Loaded only now: help and usage errors need neither the MCP SDK nor Zod.
-  const [{ ConfigError, collectEntries, CallLimiter, sandboxForEntries, scanForServing, commandPath }, { StartupError }] = await Promise.all([import('twylt/toolset'), import('./tools.js')]);
+  const [{ ConfigError, CallLimiter, SandboxUnavailableError, assembleToolset, commandPath }, { StartupError }] = await Promise.all([import('twylt/toolset'), import('./tools.js')]);
   let token: string | undefined;
   let oauth: HttpOAuthOptions | undefined;
   try {
@@ -55,23 +54,18 @@ async function main(argv: readonly string[]): Promise<void> {
     }
   }
   try {
-    const listed = await collectEntries(plan.configs, plan.commands);
     let leftOut = 0;
-    // Ready before any tool starts (the scan's describes included), or a refusal to start.
     // A refused host is the operator's to see: a line over stdio, an event of the HTTP bridge's JSON log.
-    const sandbox = await sandboxForEntries(plan.sandbox, listed, {
-      log: plan.http ? (_line, refusal) => stderrEventLog('sandbox_refusal', { ...refusal }) : (line) => stderrLog(line),
-    });
-    // One defaults object for every tool, handed on by reference.
-    const defaults = sandbox ? { ...plan.defaults, sandbox } : plan.defaults;
-    const shared = { defaults, describeRetryMs: plan.describeRetryMs, strict: plan.strict, catalog: plan.catalog, searchEmbeddings: plan.searchEmbeddings };
-    const scanned = await scanForServing(
-      plan.scans,
-      // Each scanned tool runs in a workspace of its own, never in its code's folder.
+    const { entries: configs, defaults, sandbox } = await assembleToolset(
       {
-        timeoutMs: defaults.describeTimeoutMs ?? defaults.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-        jobs: availableParallelism(),
-        sandbox,
+        configs: plan.configs,
+        commands: plan.commands,
+        scans: plan.scans,
+        // One defaults object for every tool, handed on by reference.
+        defaults: plan.defaults,
+        sandbox: plan.sandbox,
+        sandboxOptions: { log: plan.http ? (_line, refusal) => stderrEventLog('sandbox_refusal', { ...refusal }) : (line) => stderrLog(line) },
+        // Each scanned tool runs in a workspace of its own, never in its code's folder.
         workspacesDir: plan.workspaces,
         envsDir: plan.envs,
         python: plan.python === undefined ? undefined : commandPath(plan.python),
@@ -81,7 +75,7 @@ async function main(argv: readonly string[]): Promise<void> {
         stderrLog(`--scan: ${line}`);
       },
     );
-    const configs = [...listed, ...scanned];
+    const shared = { defaults, describeRetryMs: plan.describeRetryMs, strict: plan.strict, catalog: plan.catalog, searchEmbeddings: plan.searchEmbeddings };
     if (configs.length === 0 && plan.scans.length > 0) {
       throw new StartupError(`no tools to serve: --scan ${plan.scans.join(', --scan ')} found ${leftOut} tool${leftOut === 1 ? '' : 's'} and left out every one${leftOut > 0 ? ' (the lines above say why)' : ''}`);
     }
@@ -111,7 +105,7 @@ async function main(argv: readonly string[]): Promise<void> {
     onSignal(() => server.close());
   } catch (error) {
     await observing?.close();
-    if ((error as Error)?.name === 'SandboxUnavailableError') {
+    if (error instanceof SandboxUnavailableError) {
       stderrLog(`cannot start: ${(error as Error).message}`);
       process.exitCode = 1;
       return;

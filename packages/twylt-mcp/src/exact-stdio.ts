@@ -13,10 +13,10 @@ import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { parseBoundedJson } from 'twylt/server';
+import { DEFAULT_MAX_MESSAGE_BYTES } from './defaults.js';
 import { invalidParamsAnswer } from './invalid-params.js';
 
-/** The largest message read, in bytes: the SDK's own limit for one buffered message. */
-export const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+export { DEFAULT_MAX_MESSAGE_BYTES };
 
 const NEWLINE = 0x0a;
 

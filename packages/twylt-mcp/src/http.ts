@@ -54,13 +54,11 @@ import { BUSY_ERROR_CODE, DEFAULT_MAX_QUEUE, createServer } from './server.js';
 import { ServedTools, retryLeftOut, type RetryOptions } from './retry.js';
 import { CatalogSearch } from './search.js';
 import { StartupError, describeTools } from './tools.js';
+import { DEFAULT_GRACE_MS, DEFAULT_MAX_BODY_BYTES } from './defaults.js';
 
 export const MCP_PATH = '/mcp';
 export const HEALTH_PATH = '/healthz';
-/** The SDK's own default: a tool's input above it must come another way. */
-export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
-/** Below Kubernetes' default 30 s termination grace, so the bridge gets to kill its tools. */
-export const DEFAULT_GRACE_MS = 25_000;
+export { DEFAULT_GRACE_MS, DEFAULT_MAX_BODY_BYTES };
 
 /** JSON-RPC codes of the errors the HTTP layer answers before the SDK sees a request. */
 const PARSE_ERROR = -32700;

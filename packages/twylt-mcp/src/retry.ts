@@ -9,13 +9,11 @@
  * at once. `stop` clears the timers and aborts the describes in progress, killing their tools.
  */
 import { UndescribedError, describeEntry, showCommand, type ToolEntry } from 'twylt/toolset';
+import { DEFAULT_RETRY_MS, MAX_RETRY_MS } from './defaults.js';
 import type { Log } from './log.js';
 import { bridgeTool, type BridgeTool, type DescribeOptions } from './tools.js';
 
-/** The wait before a left-out tool is first described again (`--describe-retry-ms`). */
-export const DEFAULT_RETRY_MS = 5000;
-/** The longest wait between two retries of one tool. */
-export const MAX_RETRY_MS = 5 * 60_000;
+export { DEFAULT_RETRY_MS, MAX_RETRY_MS };
 
 /** The served tools: a new array on each change, so that what was built from the old one stays valid. */
 export class ServedTools {

@@ -16,6 +16,7 @@ import { BROWSE_TOOLS, CALL_TOOL, LIST_TOOL, browseInstructions, listCatalog, re
 import type { CatalogMode } from './args.js';
 import { SEARCH_TOOL, SEARCH_TOOLS, searchInstructions, type CatalogSearch } from './search.js';
 import { invalidParams, readableParams, rpcError } from './invalid-params.js';
+import { DEFAULT_MAX_QUEUE } from './defaults.js';
 import type { Log } from './log.js';
 import { observingRequests, requestMessage, type Transport } from './observed.js';
 import { outcomeOf, type CallRecord } from './outcome.js';
@@ -31,8 +32,7 @@ const { version } = createRequire(import.meta.url)('../package.json') as { versi
  */
 export const BUSY_ERROR_CODE = -32010;
 
-/** Calls that may wait for a free slot, beyond those running (`--max-queue`). */
-export const DEFAULT_MAX_QUEUE = 100;
+export { DEFAULT_MAX_QUEUE };
 
 export interface ServerOptions {
   /**

@@ -1,7 +1,7 @@
 /** What a subcommand is, the I/O it gets, and the exit codes of the `twylt` command itself. */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { cutAtSeparator, UsageError } from '../toolset/args.js';
-import { USAGE_EXIT } from '../toolset/options.js';
+import { USAGE_EXIT, type OptionSpec } from '../toolset/option-spec.js';
 
 export { UsageError };
 
@@ -47,10 +47,13 @@ function requireCommand(command: string[]): void {
 
 type OptionsConfig = NonNullable<ParseArgsConfig['options']>;
 
-/** Options every tool-wrapping subcommand has. */
+/** `-h, --help`, the flag of every subcommand, last in each help's table. */
+export const HELP_OPTION = { type: 'boolean', short: 'h', help: 'show this help' } as const satisfies OptionSpec;
+
+/** Options every tool-wrapping subcommand has; each describes its own `--timeout` in its table. */
 const WRAPPING_OPTIONS = {
   timeout: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
+  help: HELP_OPTION,
 } as const;
 
 type WrappingValues<O extends OptionsConfig> = ParsedResults<{

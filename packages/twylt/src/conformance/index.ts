@@ -7,4 +7,5 @@
 export { checkTool, CHECK_GROUPS } from './suite.js';
 export { renderJunit, renderTable } from './format.js';
 export type { TableOptions } from './format.js';
+export { CHECK_DEFAULTS } from './types.js';
 export type { CheckResult, CheckStatus, ConformanceOptions, ConformanceReport, Evidence } from './types.js';

@@ -16,7 +16,7 @@ import { transportChecks } from './checks/transport.js';
 import { CheckRun, skip, type CheckDef, type CheckGroup, type SuiteContext, type Verdict } from './check.js';
 import { createProber, runDirectory, trimEvidence, type Prober } from './probe.js';
 import { startFailure } from './start.js';
-import type { CheckResult, CheckStatus, ConformanceOptions, ConformanceReport } from './types.js';
+import { CHECK_DEFAULTS, type CheckResult, type CheckStatus, type ConformanceOptions, type ConformanceReport } from './types.js';
 
 /** The check groups, in report order. */
 export const CHECK_GROUPS: readonly CheckGroup[] = [describeChecks, serviceChecks, transportChecks, schemaChecks, inputChecks, fileChecks, fewShotChecks];
@@ -38,14 +38,14 @@ export async function checkTool(command: readonly string[], options: Conformance
     const prober = createProber(
       {
         command: resolved,
-        timeoutMs: options.timeoutMs ?? 15_000,
+        timeoutMs: options.timeoutMs ?? CHECK_DEFAULTS.timeoutMs,
         maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
         tmpRoot: runs.directory,
         env: options.env ?? {},
         signal: options.signal,
         sandbox: options.sandbox,
       },
-      Math.max(1, options.concurrency ?? 4),
+      Math.max(1, options.concurrency ?? CHECK_DEFAULTS.concurrency),
     );
     const context: SuiteContext = {};
     const selected = (check: CheckDef) => !options.only || check.id === specCheck.id || options.only.some((prefix) => check.id.startsWith(prefix));

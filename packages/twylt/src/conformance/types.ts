@@ -55,10 +55,16 @@ export interface ConformanceReport {
   durationMs: number;
 }
 
+/**
+ * The suite's own defaults, read by checkTool and printed by `twylt check --help`: a run
+ * asks one small thing of the tool, so its time-out is half a served call's.
+ */
+export const CHECK_DEFAULTS = Object.freeze({ timeoutMs: 15_000, concurrency: 4 });
+
 export interface ConformanceOptions {
-  /** Per-run time-out (default 15 000 ms). */
+  /** Per-run time-out (default CHECK_DEFAULTS.timeoutMs). */
   timeoutMs?: number;
-  /** Runs in flight at once (default 4). */
+  /** Runs in flight at once (default CHECK_DEFAULTS.concurrency). */
   concurrency?: number;
   /**
    * Where the command is typed (default: the current directory). Relative file arguments are

@@ -44,7 +44,7 @@ export function defaultTransport(tool: DescribedTool): TransportName {
   return tool.runner.entry.transport ?? (tool.runner.warm ? 'stdin' : 'cli');
 }
 
-export function parseCallRequest(body: string, tools: ReadonlyMap<string, DescribedTool>, defaultTimeoutMs: number): ParsedCall {
+export function parseCallRequest(body: string, tools: ReadonlyMap<string, DescribedTool>): ParsedCall {
   const request = parseObject(body, ['tool', 'input', 'transport', 'timeoutMs'] satisfies (keyof CallRequest)[]);
   const tool = findTool(request.tool, tools);
   const input = request.input;
@@ -53,7 +53,8 @@ export function parseCallRequest(body: string, tools: ReadonlyMap<string, Descri
   }
   const transport = request.transport ?? defaultTransport(tool);
   if (!TRANSPORTS.includes(transport as TransportName)) throw new HttpError(400, `"transport" must be one of ${TRANSPORTS.join(', ')}`);
-  const timeoutMs = request.timeoutMs ?? tool.runner.entry.timeoutMs ?? defaultTimeoutMs;
+  // The page's own, else the tool's policy (its entry, the consumer's default, TWYLT's).
+  const timeoutMs = request.timeoutMs ?? tool.runner.policy.timeoutMs;
   if (typeof timeoutMs !== 'number' || !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS) {
     throw new HttpError(400, `"timeoutMs" must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}`);
   }

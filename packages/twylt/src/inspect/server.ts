@@ -40,8 +40,6 @@ export interface InspectorOptions {
   host: string;
   /** 0 picks a free port. */
   port: number;
-  /** The time-out of a call whose tool and request set none. */
-  defaultTimeoutMs: number;
   /** Default: a new random token. */
   token?: string;
   /** Where refusals and server errors are reported (one line each). */
@@ -117,7 +115,8 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
     spec: tool.spec,
     command: showCommand(tool.runner.client.command),
     transport: defaultTransport(tool),
-    timeoutMs: tool.runner.entry.timeoutMs ?? options.defaultTimeoutMs,
+    // Resolved once, by the tool's policy: its entry's, the consumer's default, or TWYLT's.
+    timeoutMs: tool.runner.policy.timeoutMs,
     category: categoryOf(tool.runner.entry),
   });
 
@@ -178,7 +177,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
       case 'GET /api/search':
         return sendJson(response, 200, await searchTools(url.searchParams.get('q') ?? '', url.searchParams.get('limit')));
       case 'POST /api/call': {
-        const call = parseCallRequest(await readBody(request, MAX_REQUEST_BYTES), tools, options.defaultTimeoutMs);
+        const call = parseCallRequest(await readBody(request, MAX_REQUEST_BYTES), tools);
         const record = await inSlot(response, (signal) => runCall(history.nextId(), call, signal));
         history.add(record);
         return sendJson(response, 200, record);

@@ -9,7 +9,8 @@ import { dirname, resolve } from 'node:path';
 import { assertSupportedJsonSchema } from '../schema/json-schema-subset.js';
 import { JsonValidator } from '../schema/json-validator.js';
 import type { ToolEntry } from './entry.js';
-import { MAX_DURATION_MS } from './options.js';
+import { MAX_DURATION_MS } from './option-spec.js';
+import { sandboxPolicyIssues, type SandboxPolicy } from './sandbox/policy.js';
 
 const positiveInteger = { type: 'integer', minimum: 1 } as const;
 /** A time-out: whole milliseconds a timer can hold, as the command-line flags take them. */
@@ -25,6 +26,7 @@ const SANDBOX_SCHEMA = {
       properties: {
         allowRead: { ...paths, description: 'Extra paths the tool may read.' },
         allowWrite: { ...paths, description: 'Extra paths the tool may read and write.' },
+        // Their form is checked by sandboxPolicyIssues, the one check of every policy.
         allowNet: { ...paths, description: 'Hosts (host, host:port, *.domain) reachable through the proxy.' },
         allowEnv: { ...paths, description: "Variables of the consumer's environment passed on." },
         memoryMb: { type: 'integer', minimum: 0, description: 'Memory of one call, in MiB; 0: no limit.' },
@@ -123,8 +125,14 @@ export function parseConfig(text: string, file: string): ToolEntry[] {
     const lines = result.issues.map((issue) => `  ${issue.path}: ${issue.message}${shown(issue.code) ? `, got ${JSON.stringify(issue.value)}` : ''}`);
     throw new ConfigError(`${file} is not a valid TWYLT tool-set config:\n${lines.join('\n')}`);
   }
-  const base = dirname(resolve(file));
   const { tools, sandbox } = data as { tools: ToolEntry[]; sandbox?: ToolEntry['sandbox'] };
+  // What the schema cannot say (the form of a host): one check for every policy, named by its path here.
+  const policies: [string, ToolEntry['sandbox']][] = [['sandbox', sandbox], ...tools.map((tool, at): [string, ToolEntry['sandbox']] => [`tools[${at}].sandbox`, tool.sandbox])];
+  const issues = policies.flatMap(([path, policy]) =>
+    typeof policy === 'object' ? sandboxPolicyIssues(policy as SandboxPolicy).map((issue) => `  ${path}.${issue.path}: ${issue.message}, got ${JSON.stringify(issue.value)}`) : [],
+  );
+  if (issues.length > 0) throw new ConfigError(`${file} is not a valid TWYLT tool-set config:\n${issues.join('\n')}`);
+  const base = dirname(resolve(file));
   return tools.map((tool) => {
     const entry: ToolEntry = { ...tool, cwd: resolve(base, tool.cwd ?? '.') };
     // The file's default, unless the tool has its own.

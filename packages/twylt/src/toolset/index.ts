@@ -11,11 +11,13 @@ export { DEFAULT_CATEGORY, categoryCounts, categoryOf, inCategory } from './cate
 export { SEARCH_INPUT_SCHEMA, SEARCH_KEY_ENV, SEARCH_OPTIONS, embeddingsFromFlags, type EmbeddingsFlags, type SearchInput } from './search/options.js';
 export { CONFIG_SCHEMA, ConfigError, collectEntries, parseConfig, readConfig } from './config.js';
 export { SEPARATOR, UsageError, cutAtSeparator, splitArgv, splitCommands } from './args.js';
-export { MAX_DURATION_MS, TOOLSET_OPTIONS, USAGE_EXIT, formatOptions, metricsAddress, parseCount, parseDuration, toolsetOptions, type OptionSpec, type OptionValues } from './options.js';
+export { MAX_DURATION_MS, USAGE_EXIT, formatOptions, optionHelp, parseCount, parseDuration, type OptionSpec, type OptionValues } from './option-spec.js';
+export { TOOLSET_OPTIONS, metricsAddress, toolsetOptions } from './options.js';
 export { commandLineArguments } from '../protocol/runtime.js';
 export { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from '../client/process.js';
 export { createRunner } from './runner.js';
-export { CONSUMER_ENV_PREFIX, resolvePolicy, warmCapOf, type ToolDefaults, type ToolPolicy } from './policy.js';
+export { BUILT_IN_DEFAULTS, CONSUMER_ENV_PREFIX, resolveLimits, resolvePolicy, warmCapOf, type LimitFields, type ToolDefaults, type ToolLimits, type ToolPolicy } from './policy.js';
+export { assembleToolset, type AssembledToolset, type ToolsetSources } from './assemble.js';
 export { DEFAULT_MAX_WARM, DEFAULT_WARM_IDLE_MS, WarmCap, WarmPool, type WarmPoolOptions } from './warm.js';
 export type { RunnerCallOptions, RunnerDefaults, ToolRunner } from './runner.js';
 export { SpecCache, ToolsetError, UndescribedError, describeEntry, describeToolset } from './describe.js';
@@ -31,7 +33,11 @@ export { commandPath } from './catalog/outside.js';
 export type { DescribeCache } from './entry.js';
 export type { PrepareOptions, PreparedSandbox, SandboxPolicy } from './sandbox/index.js';
 export { SANDBOX_OPTIONS, entrySandbox, sandboxForEntries, sandboxFromFlags } from './sandbox/flags.js';
+export { SandboxPolicyError, SandboxUnavailableError } from './sandbox/errors.js';
+export { HOST_FORMS, SANDBOX_DEFAULTS, checkSandboxPolicy, isHostPattern, sandboxPolicyIssues, type PolicyIssue } from './sandbox/policy.js';
 export type { SandboxLimit, SpawnSandbox } from '../client/spawn.js';
+
+import { checkSandboxPolicy } from './sandbox/policy.js';
 
 /**
  * Check that the kernel sandbox works here and start what it needs (docs/sandbox.md); throws
@@ -41,6 +47,8 @@ export async function prepareSandbox(
   policy?: import('./sandbox/index.js').SandboxPolicy | true,
   options?: import('./sandbox/index.js').PrepareOptions,
 ): Promise<import('./sandbox/index.js').PreparedSandbox> {
+  // Checked as flags and config files are, before the driver is loaded.
+  if (policy !== undefined) checkSandboxPolicy(policy);
   const { prepareSandbox: prepare } = await import('./sandbox/index.js');
   return prepare(policy, options);
 }

@@ -1,34 +1,14 @@
 /**
  * The flags every consumer of a tool set shares (`twylt-mcp`, `twylt inspect`), as one table
  * (ADR 0031): its parseArgs config, its help lines and what each sets in the defaults of
- * every tool. Adding a shared flag is one entry here. Also the one pair of number parsers
- * every command uses, so that a value means the same to all of them.
+ * every tool. Adding a shared flag is one entry here. The machinery (OptionSpec, the number
+ * parsers, the help formatter) is option-spec.ts's.
  */
-import { DEFAULT_TIMEOUT_MS } from '../client/process.js';
 import { parseListenAddress } from '../server/listen.js';
 import { UsageError } from './args.js';
+import { parseCount, parseDuration, type OptionSpec, type OptionValues } from './option-spec.js';
+import { BUILT_IN_DEFAULTS, type ToolDefaults } from './policy.js';
 import { SANDBOX_OPTIONS } from './sandbox/flags.js';
-import type { ToolDefaults } from './policy.js';
-import { DEFAULT_MAX_WARM } from './warm.js';
-
-/** The usage exit code of every TWYLT command (EX_USAGE): 2 to 6 are a tool's own codes. */
-export const USAGE_EXIT = 64;
-
-/** The longest time-out a timer can hold: Node.js fires a longer one at once. */
-export const MAX_DURATION_MS = 2 ** 31 - 1;
-
-/** One flag: its parseArgs config, its help, and what it sets in the tools' defaults. */
-export interface OptionSpec {
-  type: 'string' | 'boolean';
-  multiple?: boolean;
-  short?: string;
-  /** How the help names its value: FILE, DIR, MS, N. */
-  value?: string;
-  /** One paragraph; formatOptions wraps it. */
-  help: string;
-  /** What the flag's text sets in the defaults of every tool (string flags only). */
-  defaults?: (text: string, option: string) => ToolDefaults;
-}
 
 /** The toolset flags, in help order. */
 export const TOOLSET_OPTIONS = {
@@ -62,7 +42,8 @@ export const TOOLSET_OPTIONS = {
   timeout: {
     type: 'string',
     value: 'MS',
-    help: `default time-out of each call, in whole milliseconds (default ${DEFAULT_TIMEOUT_MS})`,
+    help: 'default time-out of each call, in whole milliseconds',
+    byDefault: BUILT_IN_DEFAULTS.timeoutMs,
     defaults: (text, option) => ({ timeoutMs: parseDuration(option, text) }),
   },
   'describe-timeout': {
@@ -78,13 +59,16 @@ export const TOOLSET_OPTIONS = {
   warm: {
     type: 'string',
     value: 'N',
-    help: 'start N processes of each tool ahead of its calls, waiting on stdin, so that a call skips the tool\'s start-up; a config entry\'s "warm" overrides it (default 0: none)',
+    help: 'start N processes of each tool ahead of its calls, waiting on stdin, so that a call skips the tool\'s start-up; a config entry\'s "warm" overrides it',
+    byDefault: `${BUILT_IN_DEFAULTS.warm}: none`,
     defaults: (text, option) => ({ warm: parseCount(option, text) }),
   },
   'max-warm': {
     type: 'string',
     value: 'N',
-    help: `warm processes of all tools together (default ${DEFAULT_MAX_WARM}): each holds its tool's memory while it waits (30-60 MB for a Node.js or Python tool), so size it to the memory you can spare`,
+    help: 'warm processes of all tools together',
+    byDefault: BUILT_IN_DEFAULTS.maxWarm,
+    afterDefault: ": each holds its tool's memory while it waits (30-60 MB for a Node.js or Python tool), so size it to the memory you can spare",
     defaults: (text, option) => ({ maxWarm: parseCount(option, text) }),
   },
   metrics: {
@@ -94,7 +78,7 @@ export const TOOLSET_OPTIONS = {
   },
   // The sandbox (sandbox/flags.ts): read by sandboxFromFlags, made ready by the consumer.
   ...SANDBOX_OPTIONS,
-} as const satisfies Record<string, OptionSpec>;
+} as const satisfies Record<string, OptionSpec<ToolDefaults>>;
 
 /** `--metrics [HOST:]PORT` as given, or undefined (ADR 0033). */
 export function metricsAddress(text: string | undefined): { host: string; port: number } | undefined {
@@ -106,69 +90,15 @@ export function metricsAddress(text: string | undefined): { host: string; port: 
   }
 }
 
-/** What parseArgs gives for a table's flags. */
-export type OptionValues = Readonly<Record<string, string | boolean | (string | boolean)[] | undefined>>;
-
 /**
  * The defaults of every tool that the flags in `values` set, from `table` (default: the
  * toolset flags): one frozen object, to be handed on by reference.
  */
-export function toolsetOptions(values: OptionValues, table: Readonly<Record<string, OptionSpec>> = TOOLSET_OPTIONS): ToolDefaults {
+export function toolsetOptions(values: OptionValues, table: Readonly<Record<string, OptionSpec<ToolDefaults>>> = TOOLSET_OPTIONS): ToolDefaults {
   const defaults: ToolDefaults = {};
   for (const [name, spec] of Object.entries(table)) {
     const text = values[name];
     if (spec.defaults && typeof text === 'string') Object.assign(defaults, spec.defaults(text, `--${name}`));
   }
   return Object.freeze(defaults);
-}
-
-/**
- * A time in milliseconds: a whole number from `min` (default 1) to MAX_DURATION_MS. A
- * fraction is refused, as a config file's `timeoutMs` refuses it: every command reads `1.5`
- * the same way.
- */
-export function parseDuration(option: string, text: string, min = 1): number {
-  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > MAX_DURATION_MS) {
-    throw new UsageError(`${option} takes a whole number of milliseconds from ${min} to ${MAX_DURATION_MS}; got ${JSON.stringify(text)}`);
-  }
-  return Number(text);
-}
-
-/** A whole number (a count, a size in bytes, a port) from `min` (default 0) to `max`. */
-export function parseCount(option: string, text: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
-  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? (min === 0 ? '' : ` of at least ${min}`) : ` from ${min} to ${max}`;
-    throw new UsageError(`${option} takes a whole number${range}; got ${JSON.stringify(text)}`);
-  }
-  return Number(text);
-}
-
-/**
- * Help lines of a table's flags: `--name VALUE` at `indent`, its help wrapped from `column`
- * to `width` (on a line of its own when the flag is longer than the column allows).
- */
-export function formatOptions(table: Readonly<Record<string, OptionSpec>>, { indent = 2, column = 27, width = 91 } = {}): string {
-  const lines: string[] = [];
-  for (const [name, spec] of Object.entries(table)) {
-    const flag = `${' '.repeat(indent)}${spec.short ? `-${spec.short}, ` : ''}--${name}${spec.value ? ` ${spec.value}` : ''}`;
-    const text = wrap(spec.help, width - column);
-    if (flag.length + 1 > column) lines.push(flag);
-    else lines.push(`${flag.padEnd(column)}${text.shift()}`);
-    for (const line of text) lines.push(`${' '.repeat(column)}${line}`);
-  }
-  return `${lines.join('\n')}\n`;
-}
-
-/** Words in lines of at most `width` characters (a longer word stands alone). */
-function wrap(text: string, width: number): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(/\s+/)) {
-    if (line && line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = word;
-    } else line = line ? `${line} ${word}` : word;
-  }
-  if (line) lines.push(line);
-  return lines;
 }

@@ -1,7 +1,9 @@
 /**
  * The policy of one tool's calls, resolved once (ADR 0031): every limit and setting a call
- * of one entry runs under, from the entry and the consumer's defaults, in this one place.
- * Consumers hand their defaults object on by reference; nothing copies its fields.
+ * of one entry runs under, from the entry and the consumer's defaults, in this one place;
+ * TWYLT's own defaults are BUILT_IN_DEFAULTS, here too. Consumers hand their defaults object
+ * on by reference; nothing copies its fields, and none resolves a value again: each reads
+ * it from the tool's policy (runner.policy), or from resolveLimits for a tool yet to find.
  */
 import { resolveCommand } from '../client/command.js';
 import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from '../client/process.js';
@@ -10,7 +12,7 @@ import type { SpawnSandbox } from '../client/spawn.js';
 import type { ToolEntry } from './entry.js';
 import type { PreparedSandbox } from './sandbox/bwrap.js';
 import { entrySandbox } from './sandbox/flags.js';
-import { DEFAULT_WARM_IDLE_MS, WarmCap } from './warm.js';
+import { DEFAULT_MAX_WARM, DEFAULT_WARM_IDLE_MS, WarmCap } from './warm.js';
 
 /**
  * The prefix of a consumer's own settings (twylt-mcp's token, its OAuth client credentials):
@@ -28,34 +30,68 @@ export interface ToolDefaults {
   /** Time-out of a describe (default: the call time-out). */
   describeTimeoutMs?: number;
   maxOutputBytes?: number;
-  /** Warm processes of each tool whose entry sets no `warm` (default 0: none; ADR 0026). */
+  /** Warm processes of each tool whose entry sets no `warm` (default BUILT_IN_DEFAULTS.warm: none; ADR 0026). */
   warm?: number;
-  /** Warm processes of all tools together, when no `warmCap` is given (default DEFAULT_MAX_WARM). */
+  /** Warm processes of all tools together, when no `warmCap` is given (default BUILT_IN_DEFAULTS.maxWarm). */
   maxWarm?: number;
   /** The total shared by several sets; without it, one per defaults object. */
   warmCap?: WarmCap;
-  /** Retire a warm process that waited this long unused (default DEFAULT_WARM_IDLE_MS). */
+  /** Retire a warm process that waited this long unused (default BUILT_IN_DEFAULTS.warmIdleMs). */
   warmIdleMs?: number;
   /** The consumer's sandbox (prepareSandbox): every tool runs in it unless its entry says `"sandbox": false`. */
   sandbox?: PreparedSandbox;
 }
 
+/** What a tool gets when neither its entry nor its consumer's defaults set a value. */
+export const BUILT_IN_DEFAULTS = Object.freeze({
+  timeoutMs: DEFAULT_TIMEOUT_MS,
+  maxOutputBytes: DEFAULT_MAX_OUTPUT_BYTES,
+  /** Warm processes of each tool (ADR 0026): none. */
+  warm: 0,
+  /** Warm processes of all tools together (WarmCap). */
+  maxWarm: DEFAULT_MAX_WARM,
+  warmIdleMs: DEFAULT_WARM_IDLE_MS,
+});
+
+/** The numbers of a policy, resolved. */
+export interface ToolLimits {
+  readonly timeoutMs: number;
+  readonly describeTimeoutMs: number;
+  readonly maxOutputBytes: number;
+  /** Warm processes of this tool: 0 unless calls can take one (stdin or auto). */
+  readonly warm: number;
+  readonly warmIdleMs: number;
+}
+
+/** The fields of an entry that set its limits. */
+export type LimitFields = Pick<ToolEntry, 'timeoutMs' | 'describeTimeoutMs' | 'maxOutputBytes' | 'warm' | 'transport'>;
+
+/**
+ * The limits of `entry`: its own first, then `defaults`, then BUILT_IN_DEFAULTS. `{}` gives
+ * those of a tool that sets none, such as one a scan is about to find.
+ */
+export function resolveLimits(entry: LimitFields, defaults: ToolDefaults = {}): ToolLimits {
+  const timeoutMs = entry.timeoutMs ?? defaults.timeoutMs ?? BUILT_IN_DEFAULTS.timeoutMs;
+  return {
+    timeoutMs,
+    describeTimeoutMs: entry.describeTimeoutMs ?? defaults.describeTimeoutMs ?? timeoutMs,
+    maxOutputBytes: entry.maxOutputBytes ?? defaults.maxOutputBytes ?? BUILT_IN_DEFAULTS.maxOutputBytes,
+    // Only stdin calls take a warm process: an entry set to another transport gets none.
+    warm: entry.transport === 'cli' || entry.transport === 'file' ? 0 : (entry.warm ?? defaults.warm ?? BUILT_IN_DEFAULTS.warm),
+    warmIdleMs: defaults.warmIdleMs ?? BUILT_IN_DEFAULTS.warmIdleMs,
+  };
+}
+
 /** Everything a call of one entry needs, resolved; frozen. */
-export interface ToolPolicy {
+export interface ToolPolicy extends ToolLimits {
   /** The argv that runs, a relative script path resolved against `cwd`. */
   readonly command: readonly string[];
   readonly cwd: string | undefined;
   /** What the tool's environment gets over the consumer's (undefined removes a variable). */
   readonly env: Readonly<Record<string, string | undefined>>;
-  readonly timeoutMs: number;
-  readonly describeTimeoutMs: number;
-  readonly maxOutputBytes: number;
   /** The entry's transport; `auto`: the CLI argument, stdin for a large input. */
   readonly transport: Transport | 'auto';
-  /** Warm processes of this tool: 0 unless calls can take one (stdin or auto). */
-  readonly warm: number;
   readonly warmCap: WarmCap;
-  readonly warmIdleMs: number;
   /** Where its processes start: its sandbox, or undefined for none (docs/sandbox.md). */
   readonly sandbox: SpawnSandbox | undefined;
 }
@@ -68,7 +104,7 @@ export function warmCapOf(defaults: ToolDefaults): WarmCap {
   if (defaults.warmCap) return defaults.warmCap;
   let cap = caps.get(defaults);
   if (!cap) {
-    cap = new WarmCap(defaults.maxWarm);
+    cap = new WarmCap(defaults.maxWarm ?? BUILT_IN_DEFAULTS.maxWarm);
     caps.set(defaults, cap);
   }
   return cap;
@@ -76,9 +112,8 @@ export function warmCapOf(defaults: ToolDefaults): WarmCap {
 
 /** The policy of `entry`: its own settings first, then `defaults`, then TWYLT's defaults. */
 export function resolvePolicy(entry: ToolEntry, defaults: ToolDefaults = {}): ToolPolicy {
-  const timeoutMs = entry.timeoutMs ?? defaults.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const transport = entry.transport ?? 'auto';
   return Object.freeze({
+    ...resolveLimits(entry, defaults),
     // A file-transport call runs the tool in a fresh directory: a relative script path must
     // not depend on it. What a command finds through PATH is left alone.
     command: Object.freeze(resolveCommand(entry.command, entry.cwd ?? process.cwd())),
@@ -92,14 +127,8 @@ export function resolvePolicy(entry: ToolEntry, defaults: ToolDefaults = {}): To
       TWYLT_ERROR_FORMAT: 'json',
       INPUT_DESCRIBE: undefined,
     }),
-    timeoutMs,
-    describeTimeoutMs: entry.describeTimeoutMs ?? defaults.describeTimeoutMs ?? timeoutMs,
-    maxOutputBytes: entry.maxOutputBytes ?? defaults.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
-    transport,
-    // Only stdin calls take a warm process: an entry set to another transport gets none.
-    warm: transport === 'cli' || transport === 'file' ? 0 : (entry.warm ?? defaults.warm ?? 0),
+    transport: entry.transport ?? 'auto',
     warmCap: warmCapOf(defaults),
-    warmIdleMs: defaults.warmIdleMs ?? DEFAULT_WARM_IDLE_MS,
     sandbox: entrySandbox(entry, defaults.sandbox),
   });
 }

@@ -1,9 +1,20 @@
 /** `twylt build`: bundle a tool into one self-contained ESM file, or one executable (see ../../build/). */
 import { isAbsolute, relative, resolve } from 'node:path';
 import { EXECUTABLE_RUNTIMES, type ExecutableRuntime } from '../../build/compile.js';
-import { CLI_EXIT, UsageError, parseOptions, type Command } from '../command.js';
+import { formatOptions, type OptionSpec } from '../../toolset/option-spec.js';
+import { CLI_EXIT, HELP_OPTION, UsageError, parseOptions, type Command } from '../command.js';
 
 const isExecutableRuntime = (name: string): name is ExecutableRuntime => (EXECUTABLE_RUNTIMES as readonly string[]).includes(name);
+
+/** `twylt build`'s flags, in help order. */
+const BUILD_OPTIONS = {
+  outfile: { type: 'string', short: 'o', value: 'FILE', help: 'the file to write (required; .mjs keeps it an ES module anywhere)' },
+  executable: { type: 'boolean', help: 'write a single executable (see above)' },
+  runtime: { type: 'string', value: 'NAME', help: "the executable's runtime: node (default), bun or deno" },
+  'snapshot-blob': { type: 'boolean', help: 'write a startup snapshot for node --snapshot-blob (see above)' },
+  'no-minify': { type: 'boolean', help: 'keep the bundled code readable' },
+  help: HELP_OPTION,
+} as const satisfies Record<string, OptionSpec>;
 
 const HELP = `twylt build: bundle a tool into one file that runs with plain node, or into one executable
 
@@ -45,13 +56,7 @@ esbuild (and postject for --executable) are optional peer dependencies of twylt,
 only here: npm install --save-dev esbuild postject
 
 Options:
-  -o, --outfile FILE  the file to write (required; .mjs keeps it an ES module anywhere)
-  --executable        write a single executable (see above)
-  --runtime NAME      the executable's runtime: node (default), bun or deno
-  --snapshot-blob     write a startup snapshot for node --snapshot-blob (see above)
-  --no-minify         keep the bundled code readable
-  -h, --help          show this help
-
+${formatOptions(BUILD_OPTIONS, { column: 22 })}
 Examples:
   twylt build tools/echo.ts -o dist/echo.mjs
   twylt build tools/echo.ts --executable -o dist/echo && dist/echo '{"text": "hi"}'
@@ -66,14 +71,7 @@ export const command: Command = {
       args,
       strict: true,
       allowPositionals: true,
-      options: {
-        outfile: { type: 'string', short: 'o' },
-        'no-minify': { type: 'boolean' },
-        executable: { type: 'boolean' },
-        'snapshot-blob': { type: 'boolean' },
-        runtime: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: BUILD_OPTIONS,
     });
     if (values.help) {
       io.stdout.write(HELP);

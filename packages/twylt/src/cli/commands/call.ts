@@ -4,13 +4,32 @@ import { resolve } from 'node:path';
 import { text } from 'node:stream/consumers';
 import { TRANSPORTS, TwyltClient, TwyltClientError, ToolError, UnexpectedExitError, parseJson, resolveCommand, type Transport } from '../../client/index.js';
 import { formatJson } from '../../protocol/render.js';
-import { CLI_EXIT, UsageError, wrappingCommand, type Io } from '../command.js';
+import { CLI_EXIT, HELP_OPTION, UsageError, wrappingCommand, type Io } from '../command.js';
 import { interruptible } from '../interrupt.js';
 import { renderFailure } from '../render.js';
 import { styleFor } from '../style.js';
-import { formatOptions } from '../../toolset/options.js';
+import { DEFAULT_TIMEOUT_MS } from '../../client/process.js';
+import { formatOptions, type OptionSpec } from '../../toolset/option-spec.js';
 import { SANDBOX_OPTIONS, openSandbox } from '../../toolset/sandbox/flags.js';
 import { parseTimeout } from './describe.js';
+
+/** `twylt call`'s own flags, in help order; the sandbox's and --help follow. */
+const CALL_OPTIONS = {
+  input: { type: 'string', value: 'JSON', help: 'the input object' },
+  'input-file': { type: 'string', value: 'F', help: 'read the input object from file F' },
+  transport: {
+    type: 'string',
+    value: 'T',
+    help: 'how the tool gets it: cli (default, last argument), stdin, or file (input.json/output.json in a fresh .twylt-call-* directory made inside the current one, so npx or node --import tsx find this project; removed afterwards)',
+  },
+  // The client's own default: the call sets none.
+  timeout: { type: 'string', value: 'MS', help: 'kill the tool (and all it started) after MS ms', byDefault: DEFAULT_TIMEOUT_MS },
+  validate: { type: 'boolean', help: "check input and output against the tool's published schemas" },
+  json: { type: 'boolean', help: 'print the output compactly and failures as the raw error JSON' },
+} as const satisfies Record<string, OptionSpec>;
+
+/** Where the help's option texts start; the own flags' texts wrap a little narrower. */
+const COLUMN = 22;
 
 const HELP = `twylt call: run a tool on one input and print its output
 
@@ -21,17 +40,7 @@ Usage:
 The input is a JSON object from --input, from --input-file, or else from stdin.
 
 Options:
-  --input JSON        the input object
-  --input-file F      read the input object from file F
-  --transport T       how the tool gets it: cli (default, last argument), stdin, or
-                      file (input.json/output.json in a fresh .twylt-call-* directory
-                      made inside the current one, so npx or node --import tsx find
-                      this project; removed afterwards)
-  --timeout MS        kill the tool (and all it started) after MS ms (default 30000)
-  --validate          check input and output against the tool's published schemas
-  --json              print the output compactly and failures as the raw error JSON
-${formatOptions(SANDBOX_OPTIONS, { column: 22 })}  -h, --help          show this help
-
+${formatOptions(CALL_OPTIONS, { column: COLUMN, width: 86 })}${formatOptions({ ...SANDBOX_OPTIONS, help: HELP_OPTION }, { column: COLUMN })}
 Exit code: the tool's own (0, 2 to 6 as TWYLT defines them, or any other code it
 exited with); 1 when the tool could not run or misbehaved (time-out, crash, output
 that is not JSON) or --validate found a mismatch; 64 for wrong usage; 130, 143 or 129
@@ -45,14 +54,7 @@ Example:
 export const command = wrappingCommand({
   name: 'call',
   help: HELP,
-  options: {
-    input: { type: 'string' },
-    'input-file': { type: 'string' },
-    transport: { type: 'string' },
-    validate: { type: 'boolean' },
-    json: { type: 'boolean' },
-    ...SANDBOX_OPTIONS,
-  },
+  options: { ...CALL_OPTIONS, ...SANDBOX_OPTIONS },
   async run(values, tool, io) {
     const transport = (values.transport ?? 'cli') as Transport;
     if (!TRANSPORTS.includes(transport)) throw new UsageError(`--transport must be one of ${TRANSPORTS.join(', ')}; got "${values.transport}"`);

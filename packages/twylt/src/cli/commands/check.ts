@@ -1,12 +1,23 @@
 /** `twylt check`: the conformance suite, as a table, JSON or JUnit XML. */
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { CLI_EXIT, wrappingCommand } from '../command.js';
+import { CHECK_DEFAULTS } from '../../conformance/types.js';
+import { CLI_EXIT, HELP_OPTION, wrappingCommand } from '../command.js';
 import { interruptible } from '../interrupt.js';
 import { styleFor } from '../style.js';
 import { SANDBOX_OPTIONS, openSandbox } from '../../toolset/sandbox/flags.js';
-import { formatOptions, parseCount } from '../../toolset/options.js';
+import { formatOptions, parseCount, type OptionSpec } from '../../toolset/option-spec.js';
 import { parseTimeout } from './describe.js';
+
+/** `twylt check`'s own flags, in help order; the sandbox's and --help follow. */
+const CHECK_OPTIONS = {
+  json: { type: 'boolean', help: 'print the report as JSON instead of a table' },
+  junit: { type: 'string', value: 'FILE', help: 'also write the report as JUnit XML to FILE' },
+  timeout: { type: 'string', value: 'MS', help: 'time-out of each run', byDefault: CHECK_DEFAULTS.timeoutMs },
+  concurrency: { type: 'string', value: 'N', help: 'runs at once', byDefault: CHECK_DEFAULTS.concurrency },
+  'tmp-root': { type: 'string', value: 'DIR', help: 'make the run directories inside DIR instead (e.g. /tmp)' },
+  only: { type: 'string', multiple: true, value: 'PREFIX', help: 'run only the checks whose id starts with PREFIX (repeatable)' },
+} as const satisfies Record<string, OptionSpec>;
 
 const HELP = `twylt check: check that an executable honours TWYLT 1.8
 
@@ -23,14 +34,7 @@ A command that cannot start (not found, not executable, or it exits before sayin
 anything in TWYLT) stops the check after one message.
 
 Options:
-  --json           print the report as JSON instead of a table
-  --junit FILE     also write the report as JUnit XML to FILE
-  --timeout MS     time-out of each run (default 15000)
-  --concurrency N  runs at once (default 4)
-  --tmp-root DIR   make the run directories inside DIR instead (e.g. /tmp)
-  --only PREFIX    run only the checks whose id starts with PREFIX (repeatable)
-${formatOptions(SANDBOX_OPTIONS, { column: 19 })}  -h, --help       show this help
-
+${formatOptions({ ...CHECK_OPTIONS, ...SANDBOX_OPTIONS, help: HELP_OPTION }, { column: 19 })}
 Exit code: 0 when no check failed (warnings and skips allowed), 1 otherwise (the tool
 could not start included), 64 for wrong usage, 130 (143, 129) when interrupted by
 SIGINT (SIGTERM, SIGHUP).
@@ -42,14 +46,7 @@ Example:
 export const command = wrappingCommand({
   name: 'check',
   help: HELP,
-  options: {
-    json: { type: 'boolean' },
-    junit: { type: 'string' },
-    concurrency: { type: 'string' },
-    'tmp-root': { type: 'string' },
-    only: { type: 'string', multiple: true },
-    ...SANDBOX_OPTIONS,
-  },
+  options: { ...CHECK_OPTIONS, ...SANDBOX_OPTIONS },
   async run(values, tool, io) {
     const concurrency = values.concurrency === undefined ? undefined : parseCount('--concurrency', values.concurrency, 1);
     const { checkTool, renderJunit, renderTable } = await import('../../conformance/index.js');

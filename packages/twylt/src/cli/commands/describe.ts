@@ -2,11 +2,22 @@
 import { TwyltClient, TwyltClientError, resolveCommand } from '../../client/index.js';
 import { DESCRIBE_ENV, DESCRIBE_MODES, isDescribeMode } from '../../protocol/constants.js';
 import { formatJson } from '../../protocol/render.js';
-import { parseDuration } from '../../toolset/options.js';
-import { CLI_EXIT, UsageError, wrappingCommand } from '../command.js';
+import { DEFAULT_TIMEOUT_MS } from '../../client/process.js';
+import { formatOptions, parseDuration, type OptionSpec } from '../../toolset/option-spec.js';
+import { CLI_EXIT, HELP_OPTION, UsageError, wrappingCommand } from '../command.js';
 import { interruptible } from '../interrupt.js';
 import { renderFailure, renderSpec } from '../render.js';
 import { styleFor } from '../style.js';
+
+/** `twylt describe`'s flags, in help order. */
+const DESCRIBE_OPTIONS = {
+  mode: { type: 'string', value: 'M', help: `print the raw output of one describe mode: ${DESCRIBE_MODES.join(', ')}` },
+  json: { type: 'boolean', help: 'print the raw json_spec (same as --mode json_spec)' },
+  env: { type: 'boolean', help: `ask through ${DESCRIBE_ENV} instead of a {"describe": ...} payload` },
+  // The client's own default: describe sets none.
+  timeout: { type: 'string', value: 'MS', help: 'kill the tool after MS milliseconds', byDefault: DEFAULT_TIMEOUT_MS },
+  help: HELP_OPTION,
+} as const satisfies Record<string, OptionSpec>;
 
 const HELP = `twylt describe: print what a tool publishes
 
@@ -18,12 +29,7 @@ requirements, input and output fields (type, * for required, description, defaul
 constraints) and the examples.
 
 Options:
-  --mode M       print the raw output of one describe mode: ${DESCRIBE_MODES.join(', ')}
-  --json         print the raw json_spec (same as --mode json_spec)
-  --env          ask through ${DESCRIBE_ENV} instead of a {"describe": ...} payload
-  --timeout MS   kill the tool after MS milliseconds (default 30000)
-  -h, --help     show this help
-
+${formatOptions(DESCRIBE_OPTIONS, { column: 17, width: 120 })}
 Example:
   twylt describe -- python3 tool.py
   twylt describe --mode schema -- node tool.js
@@ -32,11 +38,7 @@ Example:
 export const command = wrappingCommand({
   name: 'describe',
   help: HELP,
-  options: {
-    mode: { type: 'string' },
-    json: { type: 'boolean' },
-    env: { type: 'boolean' },
-  },
+  options: DESCRIBE_OPTIONS,
   async run(values, tool, io) {
     if (values.mode !== undefined && !isDescribeMode(values.mode)) {
       throw new UsageError(`--mode must be one of ${DESCRIBE_MODES.join(', ')}; got "${values.mode}"`);

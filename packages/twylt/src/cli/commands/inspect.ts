@@ -3,27 +3,30 @@ import { resolve } from 'node:path';
 import { isLoopback } from '../../server/access.js';
 import { DEFAULT_HOST } from '../../server/listen.js';
 import { splitArgv } from '../../toolset/args.js';
-import { ConfigError, collectEntries } from '../../toolset/config.js';
+import { assembleToolset } from '../../toolset/assemble.js';
+import { ConfigError } from '../../toolset/config.js';
 import { ToolsetError, describeToolset, type DescribedTool } from '../../toolset/describe.js';
-import { DEFAULT_TIMEOUT_MS } from '../../client/process.js';
-import { defaultWorkspacesDir, scanForServing } from '../../toolset/catalog/index.js';
+import { defaultWorkspacesDir } from '../../toolset/catalog/workspaces.js';
 import { commandPath } from '../../toolset/catalog/outside.js';
-import { availableParallelism } from 'node:os';
-import { CLI_EXIT, UsageError, parseOptions, type Command } from '../command.js';
+import { CLI_EXIT, HELP_OPTION, UsageError, parseOptions, type Command } from '../command.js';
 import { INTERRUPT_SIGNALS, interruptible } from '../interrupt.js';
-import { TOOLSET_OPTIONS, formatOptions, metricsAddress, parseCount, toolsetOptions, type OptionSpec } from '../../toolset/options.js';
-import { sandboxForEntries, sandboxFromFlags } from '../../toolset/sandbox/flags.js';
+import { formatOptions, parseCount, type OptionSpec } from '../../toolset/option-spec.js';
+import { TOOLSET_OPTIONS, metricsAddress, toolsetOptions } from '../../toolset/options.js';
+import { sandboxFromFlags } from '../../toolset/sandbox/flags.js';
+
+/** The port 0 asks the system for: any free one. */
+const ANY_PORT = 0;
 
 /** `twylt inspect`'s own flags beside the toolset's (TOOLSET_OPTIONS). */
 const INSPECT_OPTIONS = {
-  port: { type: 'string', value: 'N', help: 'the port to listen on (default 0: any free port)' },
+  port: { type: 'string', value: 'N', help: 'the port to listen on', byDefault: `${ANY_PORT}: any free port` },
   host: {
     type: 'string',
     value: 'H',
     help: `the address to listen on (default ${DEFAULT_HOST}, this machine only; 0.0.0.0 serves every network, still only with the token)`,
   },
   'no-open': { type: 'boolean', help: 'do not open the page in a browser' },
-  help: { type: 'boolean', short: 'h', help: 'show this help' },
+  help: HELP_OPTION,
 } as const satisfies Record<string, OptionSpec>;
 
 /** Where the help's option texts start, and its width. */
@@ -83,8 +86,7 @@ export const command: Command = {
     const port = parsePort(values.port);
     const host = values.host ?? DEFAULT_HOST;
     if (host === '') throw new UsageError('--host needs an address, such as 127.0.0.1');
-    let defaults = toolsetOptions(values);
-    const timeoutMs = defaults.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const flagDefaults = toolsetOptions(values);
     const metrics = metricsAddress(values.metrics as string | undefined);
     const say = (line: string) => io.stderr.write(`twylt inspect: ${line}\n`);
     // What the page lists as left out: the scan's, for the whole run; the describes', until the next reload.
@@ -99,15 +101,13 @@ export const command: Command = {
 
     let describe: (signal?: AbortSignal) => Promise<DescribedTool[]>;
     try {
-      const listed = await collectEntries(configs.map((file) => resolve(io.cwd, file)), split.commands);
-      // Ready before any tool starts (the scan's describes included), or a refusal to start.
-      const sandbox = await sandboxForEntries(sandboxFromFlags(values, io.cwd), listed);
-      const scanned = await scanForServing(
-        scans.map((dir) => resolve(io.cwd, dir)),
+      const assembled = await assembleToolset(
         {
-          timeoutMs: defaults.describeTimeoutMs ?? timeoutMs,
-          jobs: availableParallelism(),
-          sandbox,
+          configs: configs.map((file) => resolve(io.cwd, file)),
+          commands: split.commands,
+          scans: scans.map((dir) => resolve(io.cwd, dir)),
+          defaults: flagDefaults,
+          sandbox: sandboxFromFlags(values, io.cwd),
           workspacesDir: values.workspaces === undefined ? defaultWorkspacesDir(io.env) : resolve(io.cwd, values.workspaces),
           envsDir: values.envs === undefined ? undefined : resolve(io.cwd, values.envs),
           python: values.python === undefined ? undefined : commandPath(values.python, io.cwd),
@@ -117,8 +117,8 @@ export const command: Command = {
           say(`--scan: ${line}`);
         },
       );
-      if (sandbox) defaults = { ...defaults, sandbox };
-      const entries = [...listed, ...scanned].map((entry) => ({
+      const { defaults } = assembled;
+      const entries = assembled.entries.map((entry) => ({
         ...entry,
         cwd: entry.cwd ?? io.cwd,
       }));
@@ -170,7 +170,7 @@ export const command: Command = {
     const [{ startInspector }, { openBrowser }] = await Promise.all([import('../../inspect/server.js'), import('../../inspect/browser.js')]);
     let inspector;
     try {
-      inspector = await startInspector({ tools, reload: describe, leftOut: () => [...scanLeftOut, ...describeLeftOut], host, port, defaultTimeoutMs: timeoutMs, log: say });
+      inspector = await startInspector({ tools, reload: describe, leftOut: () => [...scanLeftOut, ...describeLeftOut], host, port, log: say });
     } catch (error) {
       say(`cannot listen on ${host}:${port}: ${(error as Error).message}`);
       return CLI_EXIT.failed;
@@ -195,5 +195,5 @@ export const command: Command = {
 
 /** 0: any free port. */
 function parsePort(text: string | undefined): number {
-  return text === undefined ? 0 : parseCount('--port', text, 0, 65535);
+  return text === undefined ? ANY_PORT : parseCount('--port', text, 0, 65535);
 }

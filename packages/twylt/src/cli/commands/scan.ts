@@ -2,18 +2,54 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { stat } from 'node:fs/promises';
-import { DEFAULT_TIMEOUT_MS } from '../../client/process.js';
 import { ConfigError } from '../../toolset/config.js';
 import { ENVS_DIR_ENV, defaultEnvsDir } from '../../toolset/catalog/install.js';
 import { commandPath } from '../../toolset/catalog/outside.js';
 import { WORKSPACES_DIR_ENV, defaultWorkspacesDir } from '../../toolset/catalog/workspaces.js';
 import { namesKept, writeCatalog } from '../../toolset/catalog/catalog.js';
 import { scanTools, type ScannedTool } from '../../toolset/catalog/scan.js';
-import { CLI_EXIT, UsageError, parseOptions, type Command } from '../command.js';
+import { CLI_EXIT, HELP_OPTION, UsageError, parseOptions, type Command } from '../command.js';
 import { interruptible } from '../interrupt.js';
 import { SANDBOX_OPTIONS, openSandbox } from '../../toolset/sandbox/flags.js';
-import { formatOptions, parseCount } from '../../toolset/options.js';
+import { formatOptions, parseCount, type OptionSpec } from '../../toolset/option-spec.js';
+import { BUILT_IN_DEFAULTS } from '../../toolset/policy.js';
 import { parseTimeout } from './describe.js';
+
+/** `twylt scan`'s own flags, in help order; the sandbox's and --help follow. */
+const SCAN_OPTIONS = {
+  json: {
+    type: 'boolean',
+    help: 'the report as JSON: {"tools": [{"name", "status", "command", "cwd", "category", "reason", "requirements", ...}]}',
+  },
+  write: {
+    type: 'string',
+    value: 'FILE',
+    help: 'write the ok tools as a catalog: the tool-set config that twylt-mcp --config and twylt inspect --config read, with each tool\'s category, entry file, environment and describe cache; a "name" given in FILE by hand is kept by the next scan',
+  },
+  install: {
+    type: 'boolean',
+    help: "install the requirements of needs_install tools (pip --target, npm --prefix) into an environment cache keyed by their content, then describe them again; without it nothing is installed and the report shows the command that would run. Requirements are data: a line or name an installer would read as an option is refused on its tool's row. npm runs no install scripts (--ignore-scripts); pip may still run the build code of a package that ships no wheel. pip runs on the interpreter --python names, resolved to its executable (a pyenv shim is looked through), isolated (-I), in its staging folder. With --sandbox each install runs sandboxed too: it writes only its staging folder, reads the pack and the local indexes pip's configuration names, and reaches only the registries pip's and npm's configuration names",
+  },
+  'allow-install-scripts': { type: 'boolean', help: 'let npm run the preinstall/install/postinstall scripts of the packages it installs' },
+  glob: { type: 'string', multiple: true, value: 'G', help: 'also run files matching G (relative to DIR; * ? **); repeatable' },
+  exclude: { type: 'string', multiple: true, value: 'G', help: 'never look at paths matching G (relative to DIR); repeatable' },
+  // A found tool sets no time-out of its own yet: TWYLT's default call time-out.
+  timeout: { type: 'string', value: 'MS', help: 'time-out of each describe', byDefault: BUILT_IN_DEFAULTS.timeoutMs },
+  jobs: { type: 'string', value: 'N', help: 'describes at once (default: the number of CPUs)' },
+  prefix: { type: 'string', multiple: true, value: 'DIR=P', help: 'serve the tools found under DIR as P + their name; repeatable' },
+  envs: { type: 'string', value: 'DIR', help: `the environment cache (default $${ENVS_DIR_ENV}, else \${XDG_CACHE_HOME:-~/.cache}/twylt/envs)` },
+  workspaces: {
+    type: 'string',
+    value: 'DIR',
+    help: `where the tools run, each in DIR/<folder>-<hash of its path>, made when it is first described; the catalog names it (default $${WORKSPACES_DIR_ENV}, else \${XDG_STATE_HOME:-~/.local/state}/twylt/workspaces)`,
+  },
+  python: { type: 'string', value: 'CMD', help: 'the interpreter of Python tools (default python3)' },
+  node: {
+    type: 'string',
+    value: 'CMD',
+    help: 'the Node of JavaScript and TypeScript tools (default node); the catalog names the runtime as given here, so it keeps working after an upgrade or on another machine',
+  },
+} as const satisfies Record<string, OptionSpec>;
 
 const HELP = `twylt scan: find the TWYLT tools in folders and write a catalog to serve
 
@@ -44,45 +80,7 @@ isolated with python -I) or failed, with its category (the pack, then its subfol
 with one name both fail, naming both files.
 
 Options:
-  --json             the report as JSON: {"tools": [{"name", "status", "command", "cwd",
-                     "category", "reason", "requirements", ...}]}
-  --write FILE       write the ok tools as a catalog: the tool-set config that
-                     twylt-mcp --config and twylt inspect --config read, with each tool's
-                     category, entry file, environment and describe cache; a "name" given
-                     in FILE by hand is kept by the next scan
-  --install          install the requirements of needs_install tools (pip --target,
-                     npm --prefix) into an environment cache keyed by their content, then
-                     describe them again; without it nothing is installed and the report
-                     shows the command that would run. Requirements are data: a line or
-                     name an installer would read as an option is refused on its tool's
-                     row. npm runs no install scripts (--ignore-scripts); pip may still
-                     run the build code of a package that ships no wheel. pip runs on
-                     the interpreter --python names, resolved to its executable (a pyenv
-                     shim is looked through), isolated (-I), in its staging folder. With
-                     --sandbox each install runs sandboxed too: it writes only its
-                     staging folder, reads the pack and the local indexes pip's
-                     configuration names, and reaches only the registries pip's and
-                     npm's configuration names
-  --allow-install-scripts
-                     let npm run the preinstall/install/postinstall scripts of the
-                     packages it installs
-  --glob G           also run files matching G (relative to DIR; * ? **); repeatable
-  --exclude G        never look at paths matching G (relative to DIR); repeatable
-  --timeout MS       time-out of each describe (default ${DEFAULT_TIMEOUT_MS})
-  --jobs N           describes at once (default: the number of CPUs)
-  --prefix DIR=P     serve the tools found under DIR as P + their name; repeatable
-  --envs DIR         the environment cache (default $${ENVS_DIR_ENV}, else
-                     \${XDG_CACHE_HOME:-~/.cache}/twylt/envs)
-  --workspaces DIR   where the tools run, each in DIR/<folder>-<hash of its path>, made
-                     when it is first described; the catalog names it (default
-                     $${WORKSPACES_DIR_ENV}, else
-                     \${XDG_STATE_HOME:-~/.local/state}/twylt/workspaces)
-  --python CMD       the interpreter of Python tools (default python3)
-  --node CMD         the Node of JavaScript and TypeScript tools (default node); the
-                     catalog names the runtime as given here, so it keeps working after
-                     an upgrade or on another machine
-${formatOptions(SANDBOX_OPTIONS, { column: 21 })}  -h, --help         show this help
-
+${formatOptions({ ...SCAN_OPTIONS, ...SANDBOX_OPTIONS, help: HELP_OPTION }, { column: 21 })}
 Exit codes: 0 every tool found is ok; 1 some are not, or none was found (the ok ones are
 still written); 64 wrong usage.
 
@@ -98,23 +96,7 @@ export const command: Command = {
       args,
       strict: true,
       allowPositionals: true,
-      options: {
-        json: { type: 'boolean' },
-        write: { type: 'string' },
-        install: { type: 'boolean' },
-        'allow-install-scripts': { type: 'boolean' },
-        glob: { type: 'string', multiple: true },
-        exclude: { type: 'string', multiple: true },
-        timeout: { type: 'string' },
-        jobs: { type: 'string' },
-        prefix: { type: 'string', multiple: true },
-        envs: { type: 'string' },
-        workspaces: { type: 'string' },
-        python: { type: 'string' },
-        node: { type: 'string' },
-        ...SANDBOX_OPTIONS,
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: { ...SCAN_OPTIONS, ...SANDBOX_OPTIONS, help: HELP_OPTION },
     });
     if (values.help) {
       io.stdout.write(HELP);
@@ -137,7 +119,7 @@ export const command: Command = {
     const options = {
       globs: values.glob,
       excludes: values.exclude,
-      timeoutMs: parseTimeout(values.timeout) ?? DEFAULT_TIMEOUT_MS,
+      timeoutMs: parseTimeout(values.timeout) ?? BUILT_IN_DEFAULTS.timeoutMs,
       jobs: parseJobs(values.jobs),
       install: values.install ?? false,
       allowInstallScripts: values['allow-install-scripts'] ?? false,

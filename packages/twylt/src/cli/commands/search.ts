@@ -5,18 +5,19 @@ import { categoryOf } from '../../toolset/category.js';
 import { ConfigError, collectEntries } from '../../toolset/config.js';
 import { ToolsetError, describeToolset } from '../../toolset/describe.js';
 import { splitArgv } from '../../toolset/args.js';
-import { TOOLSET_OPTIONS, formatOptions, parseCount, toolsetOptions, type OptionSpec } from '../../toolset/options.js';
-import { SEARCH_OPTIONS, embeddingsFromFlags } from '../../toolset/search/options.js';
-import { CLI_EXIT, UsageError, parseOptions, type Command } from '../command.js';
+import { formatOptions, parseCount, type OptionSpec } from '../../toolset/option-spec.js';
+import { TOOLSET_OPTIONS, toolsetOptions } from '../../toolset/options.js';
+import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, SEARCH_OPTIONS, embeddingsFromFlags } from '../../toolset/search/options.js';
+import { CLI_EXIT, HELP_OPTION, UsageError, parseOptions, type Command } from '../command.js';
 import { interruptible } from '../interrupt.js';
 
 const OWN_OPTIONS = {
   config: TOOLSET_OPTIONS.config,
-  limit: { type: 'string', value: 'N', help: 'show at most N tools (1 to 20, default 5)' },
+  limit: { type: 'string', value: 'N', help: `show at most N tools (1 to ${MAX_SEARCH_LIMIT}, default ${DEFAULT_SEARCH_LIMIT})` },
   category: { type: 'string', value: 'C', help: 'only tools in category C or below it' },
   json: { type: 'boolean', help: 'print {"tools": [{"name", "category", "description", "inputSchema", "score"}]}, as twylt_search answers' },
   'describe-timeout': TOOLSET_OPTIONS['describe-timeout'],
-  help: { type: 'boolean', short: 'h', help: 'show this help' },
+  help: HELP_OPTION,
 } as const satisfies Record<string, OptionSpec>;
 
 const LAYOUT = { column: 24, width: 92 };
@@ -54,7 +55,7 @@ export const command: Command = {
     const query = positionals[0];
     const configs = values.config ?? [];
     if (configs.length === 0 && split.commands.length === 0) throw new UsageError('no tools given: use --config FILE, or put "-- <tool command...>" after the options');
-    const limit = values.limit === undefined ? undefined : parseCount('--limit', values.limit, 1, 20);
+    const limit = values.limit === undefined ? undefined : parseCount('--limit', values.limit, 1, MAX_SEARCH_LIMIT);
     const embeddings = embeddingsFromFlags(values, io.env);
     const say = (line: string) => io.stderr.write(`twylt search: ${line}\n`);
 

@@ -12,6 +12,7 @@ import { constants, tmpdir } from 'node:os';
 import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { basename, delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { SandboxedProcess, SpawnSandbox } from '../../client/spawn.js';
+import { SandboxUnavailableError } from './errors.js';
 import { findExecutable, systemMounts, toolMounts, type Mount } from './files.js';
 import { CallCgroup, findCgroupBase, sweepCgroups, type CgroupBase, type LimitName } from './limits.js';
 import { mergeSandboxPolicies, resolveSandboxPolicy, type ResolvedSandboxPolicy, type SandboxPolicy } from './policy.js';
@@ -19,13 +20,7 @@ import { evalCommand } from '../../protocol/runtime.js';
 import { RELAY_PORT, SANDBOX_PROXY_SOCKET, startProxy, type FilteringProxy, type ProxySession, type RefusalLog } from './proxy.js';
 import { relayMain, type RelaySettings } from './relay.js';
 
-/** The sandbox cannot work on this machine, and tools must not run without it. */
-export class SandboxUnavailableError extends Error {
-  constructor(message: string) {
-    super(`${message}; refusing to run tools unsandboxed (docs/sandbox.md)`);
-    this.name = 'SandboxUnavailableError';
-  }
-}
+export { SandboxUnavailableError };
 
 /** Where a sandboxed tool's private folders are (fresh tmpfs per call). */
 const SANDBOX_TMP = '/tmp';

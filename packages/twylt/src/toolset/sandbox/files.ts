@@ -8,6 +8,7 @@
 import { accessSync, closeSync, constants, existsSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { SandboxPolicyError } from './errors.js';
 
 export type Mount = { kind: 'ro' | 'rw'; path: string } | { kind: 'symlink'; path: string; target: string };
 
@@ -70,13 +71,7 @@ export interface ToolFiles {
   allowWrite: readonly string[];
 }
 
-/** Thrown when a policy would expose what it must not (the home folder, `/`). */
-export class SandboxPolicyError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'SandboxPolicyError';
-  }
-}
+export { SandboxPolicyError };
 
 /**
  * The tool's own mounts: its executable's install prefix and interpreter, the code its

@@ -5,10 +5,13 @@
  */
 import type { SpawnSandbox } from '../../client/spawn.js';
 import { UsageError } from '../args.js';
-import type { ToolEntry } from '../entry.js';
-import type { OptionSpec } from '../options.js';
+import { showCommand, type ToolEntry } from '../entry.js';
+import { parseCount, type OptionSpec } from '../option-spec.js';
 import type { PreparedSandbox, PrepareOptions } from './bwrap.js';
-import type { SandboxPolicy } from './policy.js';
+import { HOST_FORMS, SANDBOX_DEFAULTS, checkSandboxPolicy, isHostPattern, type SandboxPolicy } from './policy.js';
+
+/** What 0 means to a limit. */
+const NO_LIMIT = '0: no limit';
 
 /** The sandbox's flags, in help order; part of the toolset flags (options.ts) and of call, check and scan. */
 export const SANDBOX_OPTIONS = {
@@ -25,9 +28,9 @@ export const SANDBOX_OPTIONS = {
     help: "let tools reach HOST[:PORT] (or *.DOMAIN; without a port, 80 and 443) through the consumer's filtering proxy; repeatable",
   },
   'sandbox-allow-env': { type: 'string', multiple: true, value: 'NAME', help: 'pass the variable NAME of this environment on; repeatable' },
-  'sandbox-memory': { type: 'string', value: 'MB', help: 'memory of one call, in MiB (default 1024; 0: no limit)' },
-  'sandbox-processes': { type: 'string', value: 'N', help: 'processes and threads of one call (default 256; 0: no limit)' },
-  'sandbox-cpu-seconds': { type: 'string', value: 'S', help: 'CPU seconds of each process of a call (default 60; 0: no limit)' },
+  'sandbox-memory': { type: 'string', value: 'MB', help: 'memory of one call, in MiB', byDefault: SANDBOX_DEFAULTS.memoryMb, defaultNote: NO_LIMIT },
+  'sandbox-processes': { type: 'string', value: 'N', help: 'processes and threads of one call', byDefault: SANDBOX_DEFAULTS.processes, defaultNote: NO_LIMIT },
+  'sandbox-cpu-seconds': { type: 'string', value: 'S', help: 'CPU seconds of each process of a call', byDefault: SANDBOX_DEFAULTS.cpuSeconds, defaultNote: NO_LIMIT },
 } as const satisfies Record<string, OptionSpec>;
 
 export interface SandboxFlagValues {
@@ -53,9 +56,7 @@ export function sandboxFromFlags(values: SandboxFlagValues, cwd: string): Sandbo
   if (values['sandbox-allow-env']) policy.allowEnv = values['sandbox-allow-env'];
   const count = (flag: 'sandbox-memory' | 'sandbox-processes' | 'sandbox-cpu-seconds') => {
     const text = values[flag];
-    if (text === undefined) return undefined;
-    if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text))) throw new UsageError(`--${flag} takes a whole number (0: no limit); got "${text}"`);
-    return Number(text);
+    return text === undefined ? undefined : parseCount(`--${flag}`, text, 0, Number.MAX_SAFE_INTEGER, NO_LIMIT);
   };
   const memoryMb = count('sandbox-memory');
   const processes = count('sandbox-processes');
@@ -66,10 +67,9 @@ export function sandboxFromFlags(values: SandboxFlagValues, cwd: string): Sandbo
   return policy;
 }
 
+/** A host as the policy takes it (isHostPattern, the one rule of every policy's hosts). */
 function hostFlag(text: string): string {
-  if (!/^(\*\.)?[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(text)) {
-    throw new UsageError(`--sandbox-allow-net takes HOST, HOST:PORT or *.DOMAIN; got "${text}"`);
-  }
+  if (!isHostPattern(text)) throw new UsageError(`--sandbox-allow-net takes ${HOST_FORMS}; got "${text}"`);
   return text;
 }
 
@@ -85,12 +85,15 @@ export async function openSandbox(values: SandboxFlagValues, cwd: string, entrie
  * The consumer's sandbox for a set of entries: `policy` (its flags or options), or the
  * default policy when only entries ask for one; undefined when nothing does. Each entry's
  * own policy is merged over it when its launcher is made (entrySandbox), hosts included.
+ * Every policy is checked first (a SandboxPolicyError), code's as flags' and files' are.
  */
 export async function sandboxForEntries(
   policy: SandboxPolicy | true | undefined,
   entries: readonly ToolEntry[],
   options: PrepareOptions = {},
 ): Promise<PreparedSandbox | undefined> {
+  if (policy !== undefined) checkSandboxPolicy(policy);
+  for (const entry of entries) if (typeof entry.sandbox === 'object') checkSandboxPolicy(entry.sandbox, `the sandbox policy of ${showCommand(entry.command)}`);
   if (policy === undefined && !entries.some((entry) => entry.sandbox !== undefined && entry.sandbox !== false)) return undefined;
   const { prepareSandbox } = await import('./bwrap.js');
   return prepareSandbox(policy ?? true, options);

@@ -4,6 +4,7 @@
  * consumer, which variables of the consumer it gets, and its limits. Plain data; the driver
  * (bwrap.ts) turns it into a kernel sandbox.
  */
+import { SandboxPolicyError } from './errors.js';
 
 export interface SandboxPolicy {
   /** Extra files or folders the tool may read (absolute, or relative to the consumer's cwd). */
@@ -20,6 +21,60 @@ export interface SandboxPolicy {
   processes?: number;
   /** CPU seconds of each process of the call (0: no limit). */
   cpuSeconds?: number;
+}
+
+/** The forms of an `allowNet` entry, as every refusal names them. */
+export const HOST_FORMS = 'HOST, HOST:PORT or *.DOMAIN';
+
+/**
+ * An `allowNet` entry the proxy can match: a name or IPv4 address, `*.domain`, or a
+ * bracketed IPv6 address, each with an optional port. Anything else (a URL, a path, a
+ * wildcard inside a name) would never match, and so would silently block its host.
+ */
+export function isHostPattern(text: string): boolean {
+  return /^(\*\.)?[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(text);
+}
+
+/** One mistake in a policy: where (`allowNet[1]`), what is wrong, and the value. */
+export interface PolicyIssue {
+  path: string;
+  message: string;
+  value: unknown;
+}
+
+const LISTS = ['allowRead', 'allowWrite', 'allowNet', 'allowEnv'] as const;
+const LIMITS = ['memoryMb', 'processes', 'cpuSeconds'] as const;
+
+/**
+ * The mistakes of a policy, whatever it came from (flags, a config file, code): the one
+ * check of its rules, so that none of them is enforced for one source and not another.
+ */
+export function sandboxPolicyIssues(policy: SandboxPolicy): PolicyIssue[] {
+  const issues: PolicyIssue[] = [];
+  for (const key of LISTS) {
+    const list: unknown = policy[key];
+    if (list === undefined) continue;
+    if (!Array.isArray(list)) {
+      issues.push({ path: key, message: 'must be a list of strings', value: list });
+      continue;
+    }
+    for (const [at, item] of list.entries()) {
+      if (typeof item !== 'string' || item === '') issues.push({ path: `${key}[${at}]`, message: 'must be a non-empty string', value: item });
+      else if (key === 'allowNet' && !isHostPattern(item)) issues.push({ path: `${key}[${at}]`, message: `takes ${HOST_FORMS}`, value: item });
+    }
+  }
+  for (const key of LIMITS) {
+    const limit: unknown = policy[key];
+    if (limit !== undefined && !(Number.isSafeInteger(limit) && (limit as number) >= 0)) issues.push({ path: key, message: 'must be a whole number (0: no limit)', value: limit });
+  }
+  return issues;
+}
+
+/** `policy` as it is, or a SandboxPolicyError naming each of its mistakes (sandboxPolicyIssues). */
+export function checkSandboxPolicy<P extends SandboxPolicy | true>(policy: P, where = 'the sandbox policy'): P {
+  const issues = policy === true ? [] : sandboxPolicyIssues(policy);
+  if (issues.length > 0) throw new SandboxPolicyError(`${where} is not valid:\n${issues.map((issue) => `  ${issue.path}: ${issue.message}, got ${JSON.stringify(issue.value)}`).join('\n')}`);
+  return policy;
 }
 
 /** The limits every sandboxed call gets unless told otherwise. */

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULT_QUERY_TIMEOUT_MS } from './options.js';
 
 export interface EmbeddingsOptions {
   /** The endpoint: a base URL (`http://127.0.0.1:11434/v1`) or the full `.../v1/embeddings`. */
@@ -26,7 +27,7 @@ export interface EmbeddingsOptions {
   batchSize?: number;
 }
 
-export const DEFAULT_QUERY_TIMEOUT_MS = 1000;
+export { DEFAULT_QUERY_TIMEOUT_MS };
 const DEFAULT_BATCH_TIMEOUT_MS = 60_000;
 const DEFAULT_BATCH_SIZE = 64;
 

@@ -3,12 +3,14 @@
  * how they become the embeddings options. No search code is loaded by these.
  */
 import { UsageError } from '../args.js';
-import type { OptionSpec } from '../options.js';
-import { parseDuration } from '../options.js';
+import { parseDuration, type OptionSpec } from '../option-spec.js';
 
 /** Results of a search when none is asked for, and the most that may be. */
 export const DEFAULT_SEARCH_LIMIT = 5;
 export const MAX_SEARCH_LIMIT = 20;
+
+/** How long a request's embedding may take before lexical results are given instead. */
+export const DEFAULT_QUERY_TIMEOUT_MS = 1000;
 
 /** What `twylt_search` takes, for the model. */
 export interface SearchInput {
@@ -39,7 +41,7 @@ export const SEARCH_OPTIONS = {
     help: `rank by meaning too: an OpenAI-compatible embeddings endpoint (http://127.0.0.1:11434/v1 for Ollama, or its /v1/embeddings URL), fused with the lexical ranks; its key, if any, in ${SEARCH_KEY_ENV}; when it fails, lexical results are given`,
   },
   'search-model': { type: 'string', value: 'NAME', help: 'the embedding model to ask the endpoint for (needed with --search-embeddings)' },
-  'search-timeout-ms': { type: 'string', value: 'MS', help: "how long a request's embedding may take before lexical results are given instead (default 1000)" },
+  'search-timeout-ms': { type: 'string', value: 'MS', help: "how long a request's embedding may take before lexical results are given instead", byDefault: DEFAULT_QUERY_TIMEOUT_MS },
   'search-cache': { type: 'string', value: 'DIR', help: 'where tool vectors are kept between runs (default $XDG_CACHE_HOME/twylt/embeddings or ~/.cache/twylt/embeddings)' },
 } as const satisfies Record<string, OptionSpec>;
 
