@@ -112,6 +112,16 @@ describe('refusing to start', () => {
     );
   });
 
+  it('refuses a malformed host in a config file\'s sandbox policy (exit 1, the entry named) instead of serving a tool whose host is silently blocked', async () => {
+    const file = configFile('bad-host.json', { tools: [{ command: [...SLEEPER], sandbox: { allowNet: ['https://api.example.com/v1'] } }] });
+    const result = await bridge('--config', file);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `twylt-mcp: ${file} is not a valid TWYLT tool-set config:\ntwylt-mcp:   tools[0].sandbox.allowNet[0]: takes HOST, HOST:PORT or *.DOMAIN, got "https://api.example.com/v1"\n`,
+    );
+    expect(result.stderr).not.toContain('serving');
+  });
+
   it('refuses a time-out longer than a timer holds (Node.js would fire it at once), as the flags do', async () => {
     const file = configFile('long.json', { tools: [{ command: [...SLEEPER], timeoutMs: 2 ** 31, describeTimeoutMs: 3e9 }] });
     const result = await bridge('--config', file);

@@ -49,6 +49,24 @@ describe('config files', () => {
     expect(() => parseConfig('{"tools": [', 'c.json')).toThrow(/^c\.json is not valid JSON: /);
   });
 
+  it('checks every sandbox policy by the rule the flag follows: a malformed host is named, never a silent block', () => {
+    const config = {
+      sandbox: { allowNet: ['example.com', 'https://api.example.com'] },
+      tools: [{ command: ['x'] }, { command: ['y'], sandbox: { allowNet: ['*.example.org:8443', 'a.*.example.com', '[::1'] } }, { command: ['z'], sandbox: true }],
+    };
+    expect(() => parseConfig(JSON.stringify(config), 'c.json')).toThrow(
+      new ConfigError(
+        'c.json is not a valid TWYLT tool-set config:\n' +
+          '  sandbox.allowNet[1]: takes HOST, HOST:PORT or *.DOMAIN, got "https://api.example.com"\n' +
+          '  tools[1].sandbox.allowNet[1]: takes HOST, HOST:PORT or *.DOMAIN, got "a.*.example.com"\n' +
+          '  tools[1].sandbox.allowNet[2]: takes HOST, HOST:PORT or *.DOMAIN, got "[::1"',
+      ),
+    );
+    // The forms the flag takes are taken here too.
+    const good = { tools: [{ command: ['x'], sandbox: { allowNet: ['example.com', 'api.example.com:8443', '*.example.org', '[::1]:80', '127.0.0.1'] } }] };
+    expect(parseConfig(JSON.stringify(good), '/etc/c.json')[0]!.sandbox).toMatchObject({ allowNet: good.tools[0]!.sandbox.allowNet });
+  });
+
   it('reads files in order, then the commands', async () => {
     const file = join(dir, 'tools.json');
     writeFileSync(file, JSON.stringify({ tools: [{ command: ['a'] }] }));
