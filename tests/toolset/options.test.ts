@@ -5,7 +5,9 @@
  * --help lists every shared flag, generated from the table. The commands run as processes.
  */
 import { describe, expect, it } from 'vitest';
-import { MAX_DURATION_MS, TOOLSET_OPTIONS, USAGE_EXIT, parseCount, parseDuration, toolsetOptions } from 'twylt/toolset';
+import { BUILT_IN_DEFAULTS, DEFAULT_QUERY_TIMEOUT_MS, MAX_DURATION_MS, SANDBOX_DEFAULTS, SANDBOX_OPTIONS, SEARCH_OPTIONS, TOOLSET_OPTIONS, USAGE_EXIT, formatOptions, optionHelp, parseCount, parseDuration, toolsetOptions } from 'twylt/toolset';
+import { CHECK_DEFAULTS } from 'twylt/conformance';
+import { DEFAULT_GRACE_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_QUEUE, DEFAULT_RETRY_MS } from 'twylt-mcp';
 import { BRIDGE_CLI } from '../support/mcp.js';
 import { run } from '../support/process.js';
 import { runTwylt } from '../support/twylt-cli.js';
@@ -84,5 +86,38 @@ describe('one usage exit code', () => {
     const result = await command();
     expect(result.code).toBe(USAGE_EXIT);
     expect(USAGE_EXIT).toBe(64);
+  });
+});
+
+describe('each default printed from the constant the code uses (OptionSpec.byDefault)', () => {
+  it('a help line is the help, then "(default X; note)", then what follows', () => {
+    expect(optionHelp({ type: 'string', help: 'memory of one call', byDefault: 1024, defaultNote: '0: no limit', afterDefault: '; more' })).toBe('memory of one call (default 1024; 0: no limit); more');
+    expect(optionHelp({ type: 'string', help: 'a count', byDefault: 4 })).toBe('a count (default 4)');
+    expect(optionHelp({ type: 'boolean', help: 'a switch' })).toBe('a switch');
+    expect(formatOptions({ jobs: { type: 'string', value: 'N', help: 'runs at once', byDefault: 4 } }, { column: 12 })).toBe('  --jobs N  runs at once (default 4)\n');
+  });
+
+  it('no shared table spells a default out in its help', () => {
+    for (const [name, spec] of Object.entries({ ...TOOLSET_OPTIONS, ...SANDBOX_OPTIONS, ...SEARCH_OPTIONS })) expect(spec.help, name).not.toMatch(/\(default \d/);
+  });
+
+  it.each([
+    ['twylt-mcp', () => run([process.execPath, BRIDGE_CLI, '--help']), [
+      ['--timeout MS', BUILT_IN_DEFAULTS.timeoutMs], ['--max-warm N', BUILT_IN_DEFAULTS.maxWarm], ['--sandbox-memory MB', SANDBOX_DEFAULTS.memoryMb],
+      ['--describe-retry-ms MS', DEFAULT_RETRY_MS], ['--max-output-bytes N', BUILT_IN_DEFAULTS.maxOutputBytes], ['--warm-idle-ms MS', BUILT_IN_DEFAULTS.warmIdleMs],
+      ['--max-queue N', DEFAULT_MAX_QUEUE], ['--max-message-bytes N', DEFAULT_MAX_MESSAGE_BYTES], ['--max-body-bytes N', DEFAULT_MAX_BODY_BYTES], ['--grace-ms MS', DEFAULT_GRACE_MS],
+      ['--search-timeout-ms MS', DEFAULT_QUERY_TIMEOUT_MS],
+    ]],
+    ['twylt check', () => runTwylt(['check', '--help']), [['--timeout MS', CHECK_DEFAULTS.timeoutMs], ['--concurrency N', CHECK_DEFAULTS.concurrency], ['--sandbox-cpu-seconds S', SANDBOX_DEFAULTS.cpuSeconds]]],
+    ['twylt scan', () => runTwylt(['scan', '--help']), [['--timeout MS', BUILT_IN_DEFAULTS.timeoutMs], ['--sandbox-processes N', SANDBOX_DEFAULTS.processes]]],
+    ['twylt call', () => runTwylt(['call', '--help']), [['--timeout MS', BUILT_IN_DEFAULTS.timeoutMs]]],
+  ] as const)('%s --help prints the defaults its code uses', async (_, help, expected) => {
+    const { code, stdout } = await help();
+    expect(code).toBe(0);
+    for (const [flag, value] of expected) {
+      // The flag's paragraph, from its line to the next flag's.
+      const paragraph = new RegExp(`^ {2}${flag.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(\\s[^\\n]*(?:\\n {3,}[^\\n]*)*)`, 'm').exec(stdout)?.[1]?.replace(/\s+/g, ' ');
+      expect(paragraph, flag).toContain(`(default ${value}`);
+    }
   });
 });

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, WarmCap, createRunner, resolvePolicy, type ToolRunner } from 'twylt/toolset';
+import { BUILT_IN_DEFAULTS, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_MAX_WARM, DEFAULT_TIMEOUT_MS, DEFAULT_WARM_IDLE_MS, WarmCap, assembleToolset, createRunner, resolveLimits, resolvePolicy, type ToolRunner } from 'twylt/toolset';
 import { describeForAgents } from 'twylt-ai';
 import { ServedTools, describeTools, retryLeftOut } from 'twylt-mcp';
 import { ROOT, fixture } from '../support/process.js';
@@ -23,6 +23,37 @@ afterAll(() => {
 });
 
 const waiting = (tools: readonly { runner: ToolRunner }[]) => tools.reduce((sum, tool) => sum + (tool.runner.warm?.size ?? 0), 0);
+
+describe('resolveLimits: the one chain of every number', () => {
+  it("is TWYLT's built-ins for a tool that sets none, the consumer's over them, the entry's over both", () => {
+    expect(BUILT_IN_DEFAULTS).toEqual({ timeoutMs: DEFAULT_TIMEOUT_MS, maxOutputBytes: DEFAULT_MAX_OUTPUT_BYTES, warm: 0, maxWarm: DEFAULT_MAX_WARM, warmIdleMs: DEFAULT_WARM_IDLE_MS });
+    expect(resolveLimits({})).toEqual({ timeoutMs: DEFAULT_TIMEOUT_MS, describeTimeoutMs: DEFAULT_TIMEOUT_MS, maxOutputBytes: DEFAULT_MAX_OUTPUT_BYTES, warm: 0, warmIdleMs: DEFAULT_WARM_IDLE_MS });
+    // A scan's describe time-out: the consumer's describe time-out, else its call time-out.
+    expect(resolveLimits({}, { timeoutMs: 7000 }).describeTimeoutMs).toBe(7000);
+    expect(resolveLimits({}, { timeoutMs: 7000, describeTimeoutMs: 900 }).describeTimeoutMs).toBe(900);
+    // An entry's own call time-out is its describe time-out too, over the consumer's.
+    expect(resolveLimits({ timeoutMs: 100 }, { timeoutMs: 7000, describeTimeoutMs: 900 })).toMatchObject({ timeoutMs: 100, describeTimeoutMs: 900 });
+    expect(resolveLimits({ timeoutMs: 100 }, { timeoutMs: 7000 })).toMatchObject({ timeoutMs: 100, describeTimeoutMs: 100 });
+    const entry = { command: ['tool'], timeoutMs: 5, transport: 'stdin' as const, warm: 3 };
+    const defaults = { maxOutputBytes: 77, warmIdleMs: 9 };
+    expect(resolvePolicy(entry, defaults)).toMatchObject(resolveLimits(entry, defaults));
+  });
+});
+
+describe('assembleToolset', () => {
+  it('collects the config files then the commands, and hands the defaults on by reference when there is no sandbox', async () => {
+    const file = join(scratch, 'assemble.json');
+    writeFileSync(file, JSON.stringify({ tools: [{ command: ['a'] }] }));
+    const defaults = Object.freeze({ timeoutMs: 1234 });
+    const reported: string[] = [];
+    const set = await assembleToolset({ configs: [file], commands: [['b', '--flag']], scans: [], defaults }, (line) => reported.push(line));
+    expect(set.entries).toEqual([{ command: ['a'], cwd: scratch }, { command: ['b', '--flag'] }]);
+    expect(set.defaults).toBe(defaults);
+    expect(set.sandbox).toBeUndefined();
+    expect(reported).toEqual([]);
+    await expect(assembleToolset({ configs: [], commands: [], scans: [join(scratch, 'absent')], defaults }, () => {})).rejects.toThrow(/--scan .*absent: not a folder/);
+  });
+});
 
 describe('resolvePolicy', () => {
   it("takes the entry's own settings first, then the consumer's defaults, then TWYLT's", () => {

@@ -8,7 +8,7 @@
  */
 export { toEntry, showCommand, type ToolEntry, type ToolEntryLike } from './entry.js';
 export { DEFAULT_CATEGORY, categoryCounts, categoryOf, inCategory } from './category.js';
-export { SEARCH_INPUT_SCHEMA, SEARCH_KEY_ENV, SEARCH_OPTIONS, embeddingsFromFlags, type EmbeddingsFlags, type SearchInput } from './search/options.js';
+export { DEFAULT_QUERY_TIMEOUT_MS, SEARCH_INPUT_SCHEMA, SEARCH_KEY_ENV, SEARCH_OPTIONS, embeddingsFromFlags, type EmbeddingsFlags, type SearchInput } from './search/options.js';
 export { CONFIG_SCHEMA, ConfigError, collectEntries, parseConfig, readConfig } from './config.js';
 export { SEPARATOR, UsageError, cutAtSeparator, splitArgv, splitCommands } from './args.js';
 export { MAX_DURATION_MS, USAGE_EXIT, formatOptions, optionHelp, parseCount, parseDuration, type OptionSpec, type OptionValues } from './option-spec.js';
