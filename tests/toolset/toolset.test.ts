@@ -19,6 +19,7 @@ import {
 } from '../../packages/twylt/src/toolset/index.js';
 import { SLEEPER } from '../support/mcp.js';
 import { ROOT } from '../support/process.js';
+import { runTwylt } from '../support/twylt-cli.js';
 import { NO_PYTHON_REASON, noPython, pythonTool } from '../support/python.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'twylt-toolset-'));
@@ -65,6 +66,14 @@ describe('config files', () => {
     // The forms the flag takes are taken here too.
     const good = { tools: [{ command: ['x'], sandbox: { allowNet: ['example.com', 'api.example.com:8443', '*.example.org', '[::1]:80', '127.0.0.1'] } }] };
     expect(parseConfig(JSON.stringify(good), '/etc/c.json')[0]!.sandbox).toMatchObject({ allowNet: good.tools[0]!.sandbox.allowNet });
+  });
+
+  it('twylt inspect refuses such a config too: exit 1, the entry named, nothing served', async () => {
+    const file = join(dir, 'bad-host.json');
+    writeFileSync(file, JSON.stringify({ tools: [{ command: [...SLEEPER], sandbox: { allowNet: ['example.com/api'] } }] }));
+    const result = await runTwylt(['inspect', '--no-open', '--config', file]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`twylt inspect: ${file} is not a valid TWYLT tool-set config:\n  tools[0].sandbox.allowNet[0]: takes HOST, HOST:PORT or *.DOMAIN, got "example.com/api"\n`);
   });
 
   it('reads files in order, then the commands', async () => {
