@@ -39,9 +39,13 @@ file: its code's folder is never where it runs, and stays read-only with --sandb
 
 Each tool is reported as ok, needs_install (it describes with empty schemas and declares
 requirements, or its pack has a requirements.txt: its dependencies are missing; or it
-describes, but a pip requirement it declares is not installed for its interpreter, asked
-isolated with python -I) or failed, with its category (the pack, then its subfolders) and one line why. Two tools
-with one name both fail, naming both files.
+describes, but a requirement it declares is not installed where it runs: a pip one for its
+interpreter, asked isolated with python -I; an npm one in a node_modules folder from its
+folder up, in the declared semver range; NODE_PATH and PYTHONPATH do not count) or failed,
+with its category (the pack, then its subfolders) and one line why. Two tools with one
+name both fail, naming both files. --install installs, for each needs_install tool, every
+requirement it declares (a Python tool of a pack with a requirements.txt: that file),
+nothing else; twylt's own packages are linked, never fetched.
 
 Options:
   --json             the report as JSON: {"tools": [{"name", "status", "command", "cwd",

@@ -7,7 +7,7 @@
  * `twylt inspect --scan`.
  */
 import { readFile } from 'node:fs/promises';
-import { delimiter, extname, relative } from 'node:path';
+import { delimiter, dirname, extname, relative } from 'node:path';
 import { firstLine } from '../../client/errors.js';
 import type { ToolSpec } from '../../client/types.js';
 import { isRecord } from '../../protocol/record.js';
@@ -20,7 +20,7 @@ import { type EnvPlan, type InstallContext, defaultEnvsDir, envReady, installEnv
 import { type Interpreter, resolvePython } from './outside.js';
 import { runCommand } from './runtime.js';
 import { InstallSandboxes } from './sandboxed-install.js';
-import { unmetPip } from './satisfied.js';
+import { unmetNpm, unmetPip } from './satisfied.js';
 import { defaultWorkspacesDir, makeWorkspace, workspaceOf } from './workspaces.js';
 
 export type ScanStatus = 'ok' | 'needs_install' | 'failed';
@@ -149,15 +149,19 @@ async function judge(found: FoundTool, env: Record<string, string> | undefined, 
     return { ...described, status: 'needs_install', plan, reason: `its dependencies are missing; \`twylt scan --install ${shellWord(found.root)}\` installs them, running: ${planText(plan)}` };
   }
   // Described, but what it declares may be imported only when a call needs it: on the first
-  // look (no environment given yet), a pip requirement not installed for its interpreter
-  // makes it needs_install, so that --install installs it or the report says it is missing.
+  // look (no environment given yet), a requirement not installed where it runs (for its
+  // interpreter, or in its node_modules folders) makes it needs_install, so that --install
+  // installs it or the report says it is missing.
   if (env === undefined) {
     const plan = await planEnv(await installedRequirements(found, spec.requirements), context);
-    if (plan && !('problem' in plan) && plan.installer === 'pip') {
+    if (plan && !('problem' in plan) && plan.command.length > 0) {
       const specs = plan.command.slice(plan.command.indexOf('--') + 1);
-      const unmet = await unmetPip(await context.python(), specs);
+      const [unmet, where] =
+        plan.installer === 'pip'
+          ? [await unmetPip(await context.python(), specs), `for ${(await context.python()).executable}`]
+          : [await unmetNpm(found.source, specs), `in a node_modules folder from ${dirname(found.source)} up`];
       if (unmet.length > 0) {
-        return { ...described, status: 'needs_install', plan, reason: `it declares ${unmet.join(', ')}, not installed for ${(await context.python()).executable}; \`twylt scan --install ${shellWord(found.root)}\` installs them, running: ${planText(plan)}` };
+        return { ...described, status: 'needs_install', plan, reason: `it declares ${unmet.join(', ')}, not installed ${where}; \`twylt scan --install ${shellWord(found.root)}\` installs them, running: ${planText(plan)}` };
       }
     }
   }
