@@ -11,6 +11,7 @@ import { namesKept, writeCatalog } from '../../toolset/catalog/catalog.js';
 import { scanTools, type ScannedTool } from '../../toolset/catalog/scan.js';
 import { CLI_EXIT, UsageError, parseOptions, type Command } from '../command.js';
 import { interruptible } from '../interrupt.js';
+import { progressFor, scanProgress } from '../progress.js';
 import { SANDBOX_OPTIONS, openSandbox } from '../../toolset/sandbox/flags.js';
 import { formatOptions, parseCount } from '../../toolset/options.js';
 import { parseTimeout } from './describe.js';
@@ -155,7 +156,10 @@ export const command: Command = {
     };
     // Describes run sandboxed when asked: a scan runs code from the folders it scans.
     const sandbox = await openSandbox(values, io.cwd);
-    const tools = await interruptible((signal) => scanTools(dirs, { ...options, signal, sandbox })).finally(() => sandbox?.close());
+    const progress = progressFor(io, 'scan', values.json);
+    const tools = await interruptible((signal) => scanTools(dirs, { ...options, signal, sandbox, onProgress: scanProgress(progress) }))
+      .finally(progress.end)
+      .finally(() => sandbox?.close());
     io.stdout.write(values.json ? `${JSON.stringify({ tools: tools.map(reportRow) }, null, 2)}\n` : table(tools));
     const usable = tools.filter((tool) => tool.status === 'ok').length;
     if (tools.length === 0) io.stderr.write(`twylt scan: no TWYLT tools found under ${positionals.join(', ')}\n`);

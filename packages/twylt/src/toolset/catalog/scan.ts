@@ -80,7 +80,15 @@ export interface ScanOptions extends DiscoverOptions {
    * `install`, each install runs in a sandbox of its own too (sandboxed-install.ts).
    */
   sandbox?: PreparedSandbox;
+  /** Told as the scan goes: how many tools were found, each install as it starts, each tool as it is done. */
+  onProgress?: (event: ScanEvent) => void;
 }
+
+/** What a scan reports as it goes: `source` is a tool's entry file. */
+export type ScanEvent =
+  | { kind: 'found'; total: number }
+  | { kind: 'installing'; source: string; installer: EnvPlan['installer'] }
+  | { kind: 'judged'; source: string; finished: number; total: number };
 
 /** Scan every folder; the tools in folder order, then path order. */
 export async function scanTools(dirs: readonly string[], options: ScanOptions): Promise<ScannedTool[]> {
@@ -89,6 +97,13 @@ export async function scanTools(dirs: readonly string[], options: ScanOptions): 
   const context = installContext(options);
   const installs = new Map<string, Promise<Awaited<ReturnType<typeof installEnv>>>>();
   const sandboxes = options.install && options.sandbox ? new InstallSandboxes(options.sandbox.policy, context.python) : undefined;
+  const progress = options.onProgress;
+  progress?.({ kind: 'found', total: found.length });
+  let finished = 0;
+  const judged = (source: string) => (tool: Judged) => {
+    progress?.({ kind: 'judged', source, finished: ++finished, total: found.length });
+    return tool;
+  };
   const scanned = await Promise.all(
     found.map(async (tool) => {
       const first = await judge(tool, undefined, limiter, options, context);
@@ -100,14 +115,17 @@ export async function scanTools(dirs: readonly string[], options: ScanOptions): 
       } else {
         // One install per environment, however many tools share it.
         let pending = installs.get(plan.dir);
-        if (!pending) installs.set(plan.dir, (pending = installEnv(plan, context.envsDir, sandboxes?.place(plan.installer, tool.pack?.root ?? tool.root))));
+        if (!pending) {
+          progress?.({ kind: 'installing', source: tool.source, installer: plan.installer });
+          installs.set(plan.dir, (pending = installEnv(plan, context.envsDir, sandboxes?.place(plan.installer, tool.pack?.root ?? tool.root))));
+        }
         const outcome = await pending;
         if (!outcome.ok) return { ...first, status: 'failed' as const, reason: `installing its requirements failed: ${outcome.reason}` };
       }
       const again = await judge(tool, withEnvironment(plan.env), limiter, options, context);
       if (again.status === 'needs_install') return { ...again, status: 'failed' as const, reason: `its schemas are still empty with its requirements installed in ${plan.dir}` };
       return again;
-    }),
+    }).map((pending, at) => pending.then(judged(found[at]!.source))),
   ).finally(() => sandboxes?.close());
   return markDuplicates(scanned.map(({ plan: _plan, ...tool }) => tool));
 }
