@@ -41,6 +41,8 @@ export interface BuildOptions {
    * or the tool's bundle compiled by `bun build --compile` or `deno compile`.
    */
   runtime?: ExecutableRuntime;
+  /** Told each step as it starts, in words ("building the startup snapshot"): `twylt build` shows them on a terminal. */
+  onStep?: (step: string) => void;
 }
 
 export { BuildError };
@@ -66,6 +68,7 @@ export async function buildTool(options: BuildOptions): Promise<BuildResult> {
   if (runtime !== 'node' && kind !== 'executable') throw new BuildError(`--runtime ${runtime} makes an executable: add --executable`);
   if (kind !== 'module' && runtime === 'node') checkPlatform(kind);
   const { esbuild, postject, compiler } = await loadPeers(kind, runtime, dirname(entry));
+  const step = options.onStep ?? (() => {});
   const bundle: Bundle = async (contents, settings) => {
     try {
       const result = await esbuild.build({
@@ -93,18 +96,23 @@ export async function buildTool(options: BuildOptions): Promise<BuildResult> {
 
   // The probe stays readable: its stack trace is what the author sees if the tool fails to load.
   // Its default requirements are read from the tool's own files, not from the probe bundle.
+  step('bundling the tool to ask its describe');
   const probe = await esm(runBuiltSource(undefined, `() => import(${JSON.stringify(entry)})`), false, `\n${builtRequirementsSource({ entryFile: entry })}`);
+  step('asking the tool its describe');
   const spec = await askSpec(entry, probe.code);
   if (runtime !== 'node' && compiler !== undefined) {
     // The tool as it is, bundled: it answers describe itself, so the self-check proves that
     // its module loads and describes itself under that runtime as it did here. Requirements
     // it derives from its files are the build's: inside the executable there are no files.
+    step('bundling the tool');
     const { code } = await esm(`import ${JSON.stringify(entry)};`, minify, `\n${builtRequirementsSource({ requirements: spec.requirements })}`);
     await mkdir(dirname(outfile), { recursive: true });
-    const temporary = await checkedProduct(outfile, spec, `${runtime} executable`, compiledProduct(runtime, compiler, code));
+    step(`compiling the ${runtime} executable`);
+    const temporary = await checkedProduct(outfile, spec, `${runtime} executable`, compiledProduct(runtime, compiler, code), step);
     await publish(temporary, outfile, 0o755);
     return { outfile, bytes: (await stat(outfile)).size, spec };
   }
+  step('bundling the tool');
   const tool = await toolBundle(entry, minify, bundle);
   if (kind !== 'module') {
     if (tool === undefined) {
@@ -113,7 +121,7 @@ export async function buildTool(options: BuildOptions): Promise<BuildResult> {
     const script = (await bundle(snapshotEntrySource(spec, tool, outfile), { format: 'cjs', minify })).code;
     await mkdir(dirname(outfile), { recursive: true });
     const what = kind === 'executable' ? 'executable' : 'snapshot';
-    const temporary = await checkedProduct(outfile, spec, what, snapshotProduct(kind, script, postject, dirname(entry)));
+    const temporary = await checkedProduct(outfile, spec, what, snapshotProduct(kind, script, postject, dirname(entry), step), step);
     await publish(temporary, outfile, kind === 'executable' ? 0o755 : 0o644);
     return { outfile, bytes: (await stat(outfile)).size, spec };
   }

@@ -47,8 +47,9 @@ export function checkPlatform(kind: SnapshotKind): void {
  * returned runs it. The tool's module is evaluated in `cwd`, as the build's describe run
  * evaluated it.
  */
-export function snapshotProduct(kind: SnapshotKind, entryScript: string, postject: string | undefined, cwd: string): MakeProduct {
+export function snapshotProduct(kind: SnapshotKind, entryScript: string, postject: string | undefined, cwd: string, step: (text: string) => void = () => {}): MakeProduct {
   return async (work) => {
+    step('building the startup snapshot');
     const script = join(work, 'snapshot-entry.cjs');
     await writeFile(script, entryScript);
     const blob = join(work, kind === 'executable' ? 'sea-prep.blob' : 'snapshot.blob');
@@ -56,6 +57,7 @@ export function snapshotProduct(kind: SnapshotKind, entryScript: string, postjec
       const config = { main: script, output: blob, disableExperimentalSEAWarning: true, useSnapshot: true };
       await writeFile(join(work, 'sea-config.json'), JSON.stringify(config));
       await buildSnapshot(['--experimental-sea-config', join(work, 'sea-config.json')], cwd);
+      step(`injecting the snapshot into a copy of ${process.execPath}`);
       return [await injectInto(join(work, 'tool'), blob, postject!)];
     }
     await buildSnapshot(['--snapshot-blob', blob, '--build-snapshot', script], cwd);

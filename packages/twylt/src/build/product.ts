@@ -19,7 +19,7 @@ export type MakeProduct = (work: string) => Promise<string[]>;
  * temporary name beside `outfile` (publish() gives it the final one). The folder is removed
  * in every case.
  */
-export async function checkedProduct(outfile: string, spec: JsonSpec, what: string, make: MakeProduct): Promise<string> {
+export async function checkedProduct(outfile: string, spec: JsonSpec, what: string, make: MakeProduct, step: (text: string) => void = () => {}): Promise<string> {
   let work: string;
   try {
     work = await mkdtemp(join(dirname(outfile), `.${basename(outfile)}.twylt-build-`));
@@ -28,6 +28,7 @@ export async function checkedProduct(outfile: string, spec: JsonSpec, what: stri
   }
   try {
     const command = await make(work);
+    step(`checking that the ${what} describes the tool`);
     await checkDescribes(command, spec, what);
     const temporary = `${outfile}.${process.pid}.tmp`;
     await rename(command.at(-1)!, temporary);

@@ -63,7 +63,14 @@ export async function checkTool(command: readonly string[], options: Conformance
       first.message = notStarted + outsideHint(runs.directory, cwd);
     } else {
       const checks = CHECK_GROUPS.flatMap((group) => group(context)).filter(selected);
-      results.push(...(await Promise.all(checks.map((check) => runCheck(check, context, prober)))));
+      const total = checks.length + 1;
+      options.onCheck?.(first.id, 1, total);
+      let finished = 1;
+      const ended = (result: CheckResult) => {
+        options.onCheck?.(result.id, ++finished, total);
+        return result;
+      };
+      results.push(...(await Promise.all(checks.map((check) => runCheck(check, context, prober).then(ended)))));
     }
 
     const summary: Record<CheckStatus, number> = { pass: 0, fail: 0, warn: 0, skip: 0 };

@@ -88,6 +88,8 @@ export interface ConformanceOptions {
   /** Run only checks whose id starts with one of these prefixes. */
   only?: string[];
   signal?: AbortSignal;
+  /** Called as each check ends: its id, how many have ended, of how many (json_spec first). */
+  onCheck?: (id: string, finished: number, total: number) => void;
   /** Run every probe in this sandbox (twylt/toolset's prepareSandbox; docs/sandbox.md). */
   sandbox?: import('../client/spawn.js').SpawnSandbox;
 }

@@ -3,6 +3,7 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import { EXECUTABLE_RUNTIMES, type ExecutableRuntime } from '../../build/compile.js';
 import { formatOptions, type OptionSpec } from '../../toolset/option-spec.js';
 import { CLI_EXIT, HELP_OPTION, UsageError, parseOptions, type Command } from '../command.js';
+import { progressFor } from '../progress.js';
 
 const isExecutableRuntime = (name: string): name is ExecutableRuntime => (EXECUTABLE_RUNTIMES as readonly string[]).includes(name);
 
@@ -88,7 +89,8 @@ export const command: Command = {
     if (runtime !== 'node' && kind !== 'executable') throw new UsageError(`--runtime ${runtime} makes an executable: add --executable`);
     const { buildTool } = await import('../../build/index.js');
     const started = performance.now();
-    const result = await buildTool({ entry, outfile, minify: !values['no-minify'], kind, runtime });
+    const progress = progressFor(io, 'build', false);
+    const result = await buildTool({ entry, outfile, minify: !values['no-minify'], kind, runtime, onStep: progress.show }).finally(progress.end);
     const near = relative(io.cwd, result.outfile);
     const size = kind === 'module' ? `${(result.bytes / 1024).toFixed(0)} KiB` : `${(result.bytes / 2 ** 20).toFixed(1)} MiB ${kind === 'executable' ? `${runtime === 'node' ? '' : `${runtime} `}executable` : 'snapshot'}, ${((performance.now() - started) / 1000).toFixed(1)} s`;
     io.stderr.write(`twylt build: wrote ${near.startsWith('..') || isAbsolute(near) ? result.outfile : near} (${size}, ${result.spec.name} ${result.spec.version})\n`);

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { CHECK_DEFAULTS } from '../../conformance/types.js';
 import { CLI_EXIT, HELP_OPTION, wrappingCommand } from '../command.js';
 import { interruptible } from '../interrupt.js';
+import { checkProgress, progressFor } from '../progress.js';
 import { styleFor } from '../style.js';
 import { SANDBOX_OPTIONS, openSandbox } from '../../toolset/sandbox/flags.js';
 import { formatOptions, parseCount, type OptionSpec } from '../../toolset/option-spec.js';
@@ -52,6 +53,7 @@ export const command = wrappingCommand({
     const { checkTool, renderJunit, renderTable } = await import('../../conformance/index.js');
     // Each run's own directory is its workspace.
     const sandbox = await openSandbox(values, io.cwd);
+    const progress = progressFor(io, 'check', values.json);
     // Ctrl-C ends the runs in flight, so that the run directories are removed before exiting.
     const report = await interruptible((signal) =>
       checkTool(tool, {
@@ -62,8 +64,11 @@ export const command = wrappingCommand({
         only: values.only,
         signal,
         sandbox: sandbox?.forTool(),
+        onCheck: checkProgress(progress),
       }),
-    ).finally(() => sandbox?.close());
+    )
+      .finally(progress.end)
+      .finally(() => sandbox?.close());
     if (values.junit) await writeFile(resolve(io.cwd, values.junit), renderJunit(report));
     if (report.startFailure && !values.json) {
       // One message, not a table of the same failure.

@@ -10,6 +10,7 @@ import { namesKept, writeCatalog } from '../../toolset/catalog/catalog.js';
 import { scanTools, type ScannedTool } from '../../toolset/catalog/scan.js';
 import { CLI_EXIT, HELP_OPTION, UsageError, parseOptions, type Command } from '../command.js';
 import { interruptible } from '../interrupt.js';
+import { progressFor, scanProgress } from '../progress.js';
 import { SANDBOX_OPTIONS, openSandbox } from '../../toolset/sandbox/flags.js';
 import { formatOptions, parseCount, type OptionSpec } from '../../toolset/option-spec.js';
 import { BUILT_IN_DEFAULTS } from '../../toolset/policy.js';
@@ -75,9 +76,13 @@ file: its code's folder is never where it runs, and stays read-only with --sandb
 
 Each tool is reported as ok, needs_install (it describes with empty schemas and declares
 requirements, or its pack has a requirements.txt: its dependencies are missing; or it
-describes, but a pip requirement it declares is not installed for its interpreter, asked
-isolated with python -I) or failed, with its category (the pack, then its subfolders) and one line why. Two tools
-with one name both fail, naming both files.
+describes, but a requirement it declares is not installed where it runs: a pip one for its
+interpreter, asked isolated with python -I; an npm one in a node_modules folder from its
+folder up, in the declared semver range; NODE_PATH and PYTHONPATH do not count) or failed,
+with its category (the pack, then its subfolders) and one line why. Two tools with one
+name both fail, naming both files. --install installs, for each needs_install tool, every
+requirement it declares (a Python tool of a pack with a requirements.txt: that file),
+nothing else; twylt's own packages are linked, never fetched.
 
 Options:
 ${formatOptions({ ...SCAN_OPTIONS, ...SANDBOX_OPTIONS, help: HELP_OPTION }, { column: 21 })}
@@ -133,7 +138,10 @@ export const command: Command = {
     };
     // Describes run sandboxed when asked: a scan runs code from the folders it scans.
     const sandbox = await openSandbox(values, io.cwd);
-    const tools = await interruptible((signal) => scanTools(dirs, { ...options, signal, sandbox })).finally(() => sandbox?.close());
+    const progress = progressFor(io, 'scan', values.json);
+    const tools = await interruptible((signal) => scanTools(dirs, { ...options, signal, sandbox, onProgress: scanProgress(progress) }))
+      .finally(progress.end)
+      .finally(() => sandbox?.close());
     io.stdout.write(values.json ? `${JSON.stringify({ tools: tools.map(reportRow) }, null, 2)}\n` : table(tools));
     const usable = tools.filter((tool) => tool.status === 'ok').length;
     if (tools.length === 0) io.stderr.write(`twylt scan: no TWYLT tools found under ${positionals.join(', ')}\n`);

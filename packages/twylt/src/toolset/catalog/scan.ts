@@ -7,7 +7,7 @@
  * `twylt inspect --scan`.
  */
 import { readFile } from 'node:fs/promises';
-import { delimiter, extname, relative } from 'node:path';
+import { delimiter, dirname, extname, relative } from 'node:path';
 import { firstLine } from '../../client/errors.js';
 import type { ToolSpec } from '../../client/types.js';
 import { isRecord } from '../../protocol/record.js';
@@ -20,7 +20,7 @@ import { type EnvPlan, type InstallContext, defaultEnvsDir, envReady, installEnv
 import { type Interpreter, resolvePython } from './outside.js';
 import { runCommand } from './runtime.js';
 import { InstallSandboxes } from './sandboxed-install.js';
-import { unmetPip } from './satisfied.js';
+import { unmetNpm, unmetPip } from './satisfied.js';
 import { defaultWorkspacesDir, makeWorkspace, workspaceOf } from './workspaces.js';
 
 export type ScanStatus = 'ok' | 'needs_install' | 'failed';
@@ -80,7 +80,15 @@ export interface ScanOptions extends DiscoverOptions {
    * `install`, each install runs in a sandbox of its own too (sandboxed-install.ts).
    */
   sandbox?: PreparedSandbox;
+  /** Told as the scan goes: how many tools were found, each install as it starts, each tool as it is done. */
+  onProgress?: (event: ScanEvent) => void;
 }
+
+/** What a scan reports as it goes: `source` is a tool's entry file. */
+export type ScanEvent =
+  | { kind: 'found'; total: number }
+  | { kind: 'installing'; source: string; installer: EnvPlan['installer'] }
+  | { kind: 'judged'; source: string; finished: number; total: number };
 
 /** Scan every folder; the tools in folder order, then path order. */
 export async function scanTools(dirs: readonly string[], options: ScanOptions): Promise<ScannedTool[]> {
@@ -89,6 +97,13 @@ export async function scanTools(dirs: readonly string[], options: ScanOptions): 
   const context = installContext(options);
   const installs = new Map<string, Promise<Awaited<ReturnType<typeof installEnv>>>>();
   const sandboxes = options.install && options.sandbox ? new InstallSandboxes(options.sandbox.policy, context.python) : undefined;
+  const progress = options.onProgress;
+  progress?.({ kind: 'found', total: found.length });
+  let finished = 0;
+  const judged = (source: string) => (tool: Judged) => {
+    progress?.({ kind: 'judged', source, finished: ++finished, total: found.length });
+    return tool;
+  };
   const scanned = await Promise.all(
     found.map(async (tool) => {
       const first = await judge(tool, undefined, limiter, options, context);
@@ -100,14 +115,17 @@ export async function scanTools(dirs: readonly string[], options: ScanOptions): 
       } else {
         // One install per environment, however many tools share it.
         let pending = installs.get(plan.dir);
-        if (!pending) installs.set(plan.dir, (pending = installEnv(plan, context.envsDir, sandboxes?.place(plan.installer, tool.pack?.root ?? tool.root))));
+        if (!pending) {
+          progress?.({ kind: 'installing', source: tool.source, installer: plan.installer });
+          installs.set(plan.dir, (pending = installEnv(plan, context.envsDir, sandboxes?.place(plan.installer, tool.pack?.root ?? tool.root))));
+        }
         const outcome = await pending;
         if (!outcome.ok) return { ...first, status: 'failed' as const, reason: `installing its requirements failed: ${outcome.reason}` };
       }
       const again = await judge(tool, withEnvironment(plan.env), limiter, options, context);
       if (again.status === 'needs_install') return { ...again, status: 'failed' as const, reason: `its schemas are still empty with its requirements installed in ${plan.dir}` };
       return again;
-    }),
+    }).map((pending, at) => pending.then(judged(found[at]!.source))),
   ).finally(() => sandboxes?.close());
   return markDuplicates(scanned.map(({ plan: _plan, ...tool }) => tool));
 }
@@ -149,15 +167,19 @@ async function judge(found: FoundTool, env: Record<string, string> | undefined, 
     return { ...described, status: 'needs_install', plan, reason: `its dependencies are missing; \`twylt scan --install ${shellWord(found.root)}\` installs them, running: ${planText(plan)}` };
   }
   // Described, but what it declares may be imported only when a call needs it: on the first
-  // look (no environment given yet), a pip requirement not installed for its interpreter
-  // makes it needs_install, so that --install installs it or the report says it is missing.
+  // look (no environment given yet), a requirement not installed where it runs (for its
+  // interpreter, or in its node_modules folders) makes it needs_install, so that --install
+  // installs it or the report says it is missing.
   if (env === undefined) {
     const plan = await planEnv(await installedRequirements(found, spec.requirements), context);
-    if (plan && !('problem' in plan) && plan.installer === 'pip') {
+    if (plan && !('problem' in plan) && plan.command.length > 0) {
       const specs = plan.command.slice(plan.command.indexOf('--') + 1);
-      const unmet = await unmetPip(await context.python(), specs);
+      const [unmet, where] =
+        plan.installer === 'pip'
+          ? [await unmetPip(await context.python(), specs), `for ${(await context.python()).executable}`]
+          : [await unmetNpm(found.source, specs), `in a node_modules folder from ${dirname(found.source)} up`];
       if (unmet.length > 0) {
-        return { ...described, status: 'needs_install', plan, reason: `it declares ${unmet.join(', ')}, not installed for ${(await context.python()).executable}; \`twylt scan --install ${shellWord(found.root)}\` installs them, running: ${planText(plan)}` };
+        return { ...described, status: 'needs_install', plan, reason: `it declares ${unmet.join(', ')}, not installed ${where}; \`twylt scan --install ${shellWord(found.root)}\` installs them, running: ${planText(plan)}` };
       }
     }
   }
