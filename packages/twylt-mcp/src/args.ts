@@ -2,7 +2,14 @@
  * The `twylt-mcp` command line: bridge options first, then one `--` before each tool's
  * command. Pure: turns argv into a plan, reads no files.
  *
- *   twylt-mcp [--config FILE]... [--scan DIR]... [--catalog tools|browse] [--timeout MS] [--describe-timeout MS] [--describe-retry-ms MS] [--strict] [--max-output-bytes N] [--warm N] [--max-message-bytes N] [--http [HOST:]PORT ...] [-- CMD [ARG...]]...
+ *   twylt-mcp [OPTION]... -- COMMAND [ARG...] [-- COMMAND [ARG...]]...
+ *   twylt-mcp (--config FILE | --scan DIR)... [OPTION]... [-- COMMAND [ARG...]]...
+ *   twylt-mcp --http [HOST:]PORT [HTTP OPTION]... [OAUTH OPTION]... [OPTION]... [-- COMMAND [ARG...]]...
+ *
+ * OPTION: the toolset's flags (TOOLSET_OPTIONS: --config, --scan, --timeout, --sandbox...),
+ * the bridge's (BRIDGE_OPTIONS: --catalog tools|browse|search, --describe-retry-ms...) and
+ * search mode's (SEARCH_OPTIONS); HTTP OPTION and OAUTH OPTION: HTTP_OPTIONS and
+ * AUTH_OPTIONS below. USAGE (`--help`) prints every one of them from these tables.
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
