@@ -14,12 +14,10 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { EmbeddingsFlags } from 'twylt/toolset';
-import { authServerUrl, parseListenAddress, resourceUrl } from 'twylt/server';
+import { authServerUrl, normalizeOrigin, parseListenAddress, resourceUrl } from 'twylt/server';
+import { CATALOG_MODES, type CatalogMode } from './catalog-mode.js';
 import { SEARCH_OPTIONS, embeddingsFromFlags, TOOLSET_OPTIONS, formatOptions, metricsAddress, parseCount, parseDuration, sandboxFromFlags, splitArgv, toolsetOptions, UsageError, type OptionSpec, type SandboxPolicy, type ToolDefaults } from 'twylt/toolset';
 
-/** How the tools are offered: one MCP tool per TWYLT tool, or browse mode's two (catalog.ts), or search mode's two (search.ts). */
-export type CatalogMode = 'tools' | 'browse' | 'search';
-export const CATALOG_MODES: readonly CatalogMode[] = ['tools', 'browse', 'search'];
 
 export interface CliPlan {
   help: boolean;
@@ -365,24 +363,6 @@ function duration(option: string, text: string | undefined, min?: number): numbe
 /** An optional flag's whole number (parseCount). */
 function count(option: string, text: string | undefined, min?: number): number | undefined {
   return text === undefined ? undefined : parseCount(option, text, min);
-}
-
-/**
- * An origin as a browser sends it: `scheme://host[:port]`, lower case, nothing after.
- * Throws a RangeError for anything else (a path, `null`, a bare name).
- */
-export function normalizeOrigin(text: string): string {
-  const normalized = text.trim().toLowerCase().replace(/\/+$/, '');
-  let url: URL | undefined;
-  try {
-    url = new URL(normalized);
-  } catch {
-    // reported below
-  }
-  if (!url || url.origin === 'null' || url.origin !== normalized) {
-    throw new RangeError(`an origin is scheme, host and port only, such as https://app.example.com; got ${JSON.stringify(text)}`);
-  }
-  return normalized;
 }
 
 function origin(text: string): string {

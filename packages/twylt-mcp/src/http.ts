@@ -30,6 +30,7 @@ import {
   isLoopback,
   listen,
   mayCallTool,
+  normalizeOrigin,
   parseBoundedJson,
   readBody,
   resourceMetadataPaths,
@@ -43,10 +44,9 @@ import {
   type ResourceServer,
 } from 'twylt/server';
 import { CallLimiter, isRecord, refusalChannel, type EmbeddingsFlags, type RefusalMessage, type ToolEntry } from 'twylt/toolset';
-import { normalizeOrigin } from './args.js';
 import { CALL_TOOL } from './catalog.js';
 import { openExchange, type Exchange } from './exchange.js';
-import type { CatalogMode } from './args.js';
+import type { CatalogMode } from './catalog-mode.js';
 import { invalidParamsAnswer } from './invalid-params.js';
 import { stderrEventLog, stderrLog, type EventLog } from './log.js';
 import type { CallRecord } from './outcome.js';

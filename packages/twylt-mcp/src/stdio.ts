@@ -2,7 +2,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { CallLimiter, ToolEntry } from 'twylt/toolset';
 import { CALL_TOOL, LIST_TOOL } from './catalog.js';
-import type { CatalogMode } from './args.js';
+import type { CatalogMode } from './catalog-mode.js';
 import { ExactStdioServerTransport, type ExactStdioOptions } from './exact-stdio.js';
 import { stderrLog } from './log.js';
 import { createServer } from './server.js';

@@ -21,8 +21,8 @@ export type { RunnerCallOptions, RunnerDefaults, ToolRunner } from './runner.js'
 export { SpecCache, ToolsetError, UndescribedError, describeEntry, describeToolset } from './describe.js';
 export type { DescribeToolsetOptions, DescribedTool } from './describe.js';
 export { CallLimiter, QueueFullError, type LimiterOptions } from './limiter.js';
-export { CHANNEL, refusalChannel, requestChannel, traceEnv } from './events.js';
-export type { CallMessage, SpanIds, ProcessMessage, QueueMessage, RefusalMessage, RequestMessage, SandboxRefusalMessage, TraceCarrier, ValidateMessage, WarmMessage } from './events.js';
+export { CHANNEL, refusalChannel, requestChannel, traceEnv } from '../events/channels.js';
+export type { CallMessage, SpanIds, ProcessMessage, QueueMessage, RefusalMessage, RequestMessage, SandboxRefusalMessage, TraceCarrier, ValidateMessage, WarmMessage } from '../events/channels.js';
 export { isRecord, jsonKind } from '../protocol/record.js';
 export { formatPath } from '../protocol/issues.js';
 export { FAILURE_KINDS, describeFailure, failureKind, invalidArguments, issueLines, type CallFailure, type FailureKind } from './failure.js';
