@@ -5,7 +5,7 @@ import { availableParallelism } from 'node:os';
 import { isLoopback } from 'twylt/server';
 import { commandLineArguments, DEFAULT_TIMEOUT_MS, USAGE_EXIT, UsageError } from 'twylt/toolset';
 import { parseCli, USAGE, type AuthPlan, type CliPlan } from './args.js';
-import type { HttpOAuthOptions } from './http.js';
+import type { HttpOAuthOptions } from './http/index.js';
 import { stderrEventLog, stderrLog } from './log.js';
 
 async function main(argv: readonly string[]): Promise<void> {
@@ -90,7 +90,7 @@ async function main(argv: readonly string[]): Promise<void> {
       stderrLog(`warning: serving tools over HTTP to callers beyond this machine (${plan.http.host}) without --sandbox: each runs with this user's files, network and rights (docs/sandbox.md)`);
     }
     if (plan.http) {
-      const { serveHttp } = await import('./http.js');
+      const { serveHttp } = await import('./http/index.js');
       const { http } = plan;
       const bridge = await serveHttp(configs, { ...shared, ...http, token, oauth, maxConcurrency: plan.maxConcurrency, maxQueue: plan.maxQueue });
       onSignal(() => bridge.close(http.graceMs).finally(() => observing?.close()), () => bridge.close(0));
