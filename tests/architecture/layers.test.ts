@@ -68,6 +68,16 @@ const KNOWN_CIRCLES: { files: string[]; why: string }[] = [
   },
 ];
 
+/**
+ * twylt's dependencies are optional weight (ADR 0003): imported with `import()`, so that a
+ * run loads one only when it needs it. Static imports of a package only here: the inspector's
+ * page (bundled for the browser) and the zod adapter (itself loaded with `import()`).
+ */
+const STATIC_PACKAGES: Record<string, string[]> = {
+  'inspect/ui/': ['preact', 'preact/hooks'],
+  'schema/zod.ts': ['zod/v4/core'],
+};
+
 /** The packages beside twylt: each reaches twylt only through its public entry points (package.json "exports"). */
 const CONSUMER_PACKAGES = ['twylt-mcp', 'twylt-ai'];
 
@@ -109,10 +119,18 @@ function layerViolation(edge: ImportEdge): string | undefined {
   }
   const bare = edge.to;
   const ours = bare === 'twylt' || bare.startsWith('twylt/') || bare.startsWith('twylt-');
-  if (!ours) return undefined;
+  if (!ours) return ownPackage === 'twylt' ? staticDependency(edge) : undefined;
   if (ownPackage === 'twylt') return `${where(edge)}: twylt imports itself or a package above it by name`;
   if (bare.startsWith('twylt-')) return `${where(edge)}: ${ownPackage} may not import another consumer package`;
   return exported.includes(bare) ? undefined : `${where(edge)}: not one of twylt's public entry points (${exported.join(', ')})`;
+}
+
+/** A dependency of twylt imported statically where STATIC_PACKAGES does not allow it. */
+function staticDependency(edge: ImportEdge): string | undefined {
+  if (edge.to.startsWith('node:') || edge.lazy || edge.typeOnly) return undefined;
+  const inside = edge.from.slice(TWYLT_SRC.length);
+  const allowed = Object.entries(STATIC_PACKAGES).some(([path, names]) => (path.endsWith('/') ? inside.startsWith(path) : inside === path) && names.includes(edge.to));
+  return allowed ? undefined : `${where(edge)}: a dependency, loaded with import() only (optional weight)`;
 }
 
 describe('the import graph (ADR 0041)', () => {
@@ -166,7 +184,7 @@ describe('the import graph (ADR 0041)', () => {
     expect(files.filter((file) => file.startsWith(TWYLT_SRC) && layerOf(file) === undefined)).toEqual([]);
   });
 
-  it('every import keeps to the layers, and the other packages use twylt by its public entry points', () => {
+  it('every import keeps to the layers, dependencies load lazily, and the other packages use twylt by its public entry points', () => {
     expect(edges.map(layerViolation).filter(Boolean)).toEqual([]);
   });
 
@@ -182,6 +200,10 @@ describe('the import graph (ADR 0041)', () => {
     expect(layerViolation(planted(`${TWYLT_SRC}tool/describe.ts`, `${TWYLT_SRC}requirements/default-requirements.ts`, '../requirements/default-requirements.js'))).toMatch(/only with import\(\)/);
     expect(layerViolation(planted(`${TWYLT_SRC}tool/describe.ts`, `${TWYLT_SRC}requirements/default-requirements.ts`, '../requirements/default-requirements.js', { lazy: true }))).toBeUndefined();
     expect(layerViolation(planted(`${TWYLT_SRC}inspect/types.ts`, `${TWYLT_SRC}toolset/failure-kinds.ts`, '../toolset/failure-kinds.js'))).toMatch(/only types of toolset/);
+    // A dependency is loaded when needed.
+    expect(layerViolation(planted(`${TWYLT_SRC}client/schema-check.ts`, 'ajv', 'ajv'))).toMatch(/import\(\) only/);
+    expect(layerViolation(planted(`${TWYLT_SRC}client/schema-check.ts`, 'ajv', 'ajv', { lazy: true }))).toBeUndefined();
+    expect(layerViolation(planted(`${TWYLT_SRC}client/spawn.ts`, 'node:child_process', 'node:child_process'))).toBeUndefined();
     // The other packages: public entry points only.
     expect(layerViolation(planted('packages/twylt-mcp/src/http.ts', `${TWYLT_SRC}server/access.ts`, '../../twylt/src/server/access.js'))).toMatch(/public entry point/);
     expect(layerViolation(planted('packages/twylt-mcp/src/http.ts', 'twylt/server/access', 'twylt/server/access'))).toMatch(/public entry points/);
