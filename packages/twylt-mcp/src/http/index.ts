@@ -31,7 +31,7 @@ import {
   type AccessPolicy,
 } from 'twylt/server';
 import { CallLimiter, type ToolEntry } from 'twylt/toolset';
-import { stderrEventLog } from '../log.js';
+import { stderrEventLog, type EventLog } from '../log.js';
 import type { ServedTools } from '../retry.js';
 import { DEFAULT_MAX_QUEUE } from '../server.js';
 import { startServing } from '../serving.js';
@@ -107,18 +107,31 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
   });
   const retries = retry();
 
+  const stopTools = () => {
+    retries.stop();
+    for (const tool of served.current) tool.runner.close();
+  };
+  const close = closer({ http, drainer, limiter, events, stopTools });
+
+  return { url: `http://${hostPort(host, address.port)}${MCP_PATH}`, address, limiter, close };
+}
+
+/**
+ * The bridge's `close`: stop accepting, let the exchanges in progress finish for up to
+ * `graceMs` (the drain ends with the last of them), then abort the rest and close every
+ * connection. Asked again while draining with 0 (a second Ctrl-C): no more grace.
+ */
+function closer({ http, drainer, limiter, events, stopTools }: { http: NodeHttpServer; drainer: Drainer; limiter: CallLimiter; events: EventLog; stopTools: () => void }): HttpBridge['close'] {
   let closing: Promise<void> | undefined;
   let endGrace: (() => void) | undefined;
-  const close = (graceMs = DEFAULT_GRACE_MS): Promise<void> => {
-    // Asked again while draining (a second Ctrl-C): no more grace.
+  return (graceMs = DEFAULT_GRACE_MS) => {
     if (closing) {
       if (graceMs === 0) endGrace?.();
       return closing;
     }
     closing = (async () => {
       drainer.start();
-      retries.stop();
-      for (const tool of served.current) tool.runner.close();
+      stopTools();
       events('draining', { running: limiter.running, queued: limiter.queued, graceMs });
       // net's close, not http's: http's also destroys every idle connection, and a connection
       // accepted whose request is not read yet counts as idle; its request, already sent, would
@@ -144,8 +157,6 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
     })();
     return closing;
   };
-
-  return { url: `http://${hostPort(host, address.port)}${MCP_PATH}`, address, limiter, close };
 }
 
 /** The refusals to start that need no tool described: credentials given twice, OAuth without its URL, an open bind. */
