@@ -64,7 +64,7 @@ for (let i = 0; i < runs; i++) {
   }
 }
 // The derivation alone, in the process that describes: loading its module and reading the graph.
-const MODULE = join(ROOT, 'packages/twylt/dist/bootstrap/default-requirements.js');
+const MODULE = join(ROOT, 'packages/twylt/dist/requirements/default-requirements.js');
 const inProcess = {};
 for (let i = 0; i < runs; i++) {
   for (const [pair, files] of Object.entries(pairs)) {

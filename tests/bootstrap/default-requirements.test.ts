@@ -6,8 +6,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { defaultRequirements, markToolEntryFile, toolEntryFile } from '../../packages/twylt/src/bootstrap/default-requirements.js';
-import { hasModuleSyntax, importsOf } from '../../packages/twylt/src/bootstrap/imports.js';
+import { defaultRequirements, markToolEntryFile, toolEntryFile } from '../../packages/twylt/src/requirements/default-requirements.js';
+import { hasModuleSyntax, importsOf } from '../../packages/twylt/src/requirements/imports.js';
 import type { TwyltError } from '../../packages/twylt/src/protocol/errors.js';
 
 const root = mkdtempSync(join(tmpdir(), 'twylt-requirements-'));

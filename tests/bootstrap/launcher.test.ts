@@ -316,11 +316,11 @@ describe('twylt installed, zod and every other dependency absent', () => {
     const ours = loaded.filter((url) => url.includes('/node_modules/twylt/dist/'));
     expect(ours.some((url) => url.endsWith('/dist/bootstrap/index.js'))).toBe(true); // the trace works
     expect(loaded.some((url) => url.includes('/@babel/parser/'))).toBe(true);
-    // Bootstrap, the protocol constants and the run-loop modules it shares (options, hand-offs, stdin, the payload reader); no runtime, no schemas.
+    // Bootstrap, the protocol constants, the run-loop modules it shares (options, hand-offs, stdin, the payload reader) and the default requirements (requirements/, ADR 0041); no runtime, no schemas.
     const modules = loadedSourceModules(ours);
     expect(modules).toContain('bootstrap/run-tool-file.ts'); // the bundle's module markers are read
     const dirs = new Set(modules.map((path) => path.replace(/\/.*/, '')));
-    expect([...dirs].sort()).toEqual(['bootstrap', 'protocol', 'tool']);
+    expect([...dirs].sort()).toEqual(['bootstrap', 'protocol', 'requirements', 'tool']);
     expect(modules.filter((path) => path.startsWith('tool/'))).toEqual(['tool/hooks.ts', 'tool/options.ts', 'tool/stdin.ts', 'tool/transport.ts']);
     expect(loaded.filter((url) => url.includes('zod') || url.endsWith('/tool.mjs'))).toEqual([]);
   });

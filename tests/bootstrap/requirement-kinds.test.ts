@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { defaultRequirements } from '../../packages/twylt/src/bootstrap/default-requirements.js';
+import { defaultRequirements } from '../../packages/twylt/src/requirements/default-requirements.js';
 
 const root = mkdtempSync(join(tmpdir(), 'twylt-requirement-kinds-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -6,6 +6,7 @@
  * bridge asked to listen on an address this machine does not have.
  */
 import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:net';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -158,4 +159,56 @@ describe.skipIf(SANDBOX_SKIP_REASON !== undefined)(`twylt-mcp --sandbox${SANDBOX
     expect(within.stderr).not.toContain('without --sandbox');
     expect(within.code).not.toBe(0);
   }, 120_000);
+});
+
+/**
+ * The bridge's "beyond loopback" check is twylt/server's isLoopback (issue 35): every name of
+ * this machine stays quiet, `*.localhost` and the long `::1` included. Each bridge is asked
+ * for a port this test already holds on both loopback addresses, so it warns (or not), then
+ * cannot listen and ends; an address this machine does not have warns.
+ */
+describe('twylt-mcp --http: which hosts are beyond loopback', () => {
+  const echo = [process.execPath, join(ROOT, 'build/examples/echo/tool.js')];
+  const held: Server[] = [];
+  let port = 0;
+  const hold = (host: string, at: number) =>
+    new Promise<Server>((resolve, reject) => {
+      const server = createServer();
+      server.once('error', reject);
+      server.listen(at, host, () => resolve(server));
+    });
+  beforeAll(async () => {
+    // The same port on 127.0.0.1 and ::1; a few tries, as the second may be taken.
+    for (let attempt = 0; attempt < 5 && port === 0; attempt++) {
+      const first = await hold('127.0.0.1', 0);
+      const at = (first.address() as { port: number }).port;
+      try {
+        held.push(first, await hold('::1', at));
+        port = at;
+      } catch {
+        first.close();
+      }
+    }
+    if (port === 0) throw new Error('found no port free on both 127.0.0.1 and ::1');
+  });
+  afterAll(() => {
+    for (const server of held) server.close();
+  });
+
+  const rows: [string, boolean][] = [
+    ['127.0.0.1', false],
+    ['localhost', false],
+    ['app.localhost', false],
+    ['[::1]', false],
+    ['[0:0:0:0:0:0:0:1]', false],
+    ['192.0.2.1', true],
+  ];
+  for (const [host, warns] of rows) {
+    it(`${host}: ${warns ? 'warns' : 'no warning'}`, async () => {
+      const { code, stderr } = await runBridge(['--http', `${host}:${port}`, '--', ...echo], { TWYLT_MCP_TOKEN: 'x'.repeat(32) });
+      expect(code).not.toBe(0);
+      if (warns) expect(stderr).toContain('without --sandbox');
+      else expect(stderr).not.toContain('without --sandbox');
+    }, 60_000);
+  }
 });

@@ -2,18 +2,23 @@
  * The `twylt-mcp` command line: bridge options first, then one `--` before each tool's
  * command. Pure: turns argv into a plan, reads no files.
  *
- *   twylt-mcp [--config FILE]... [--scan DIR]... [--catalog tools|browse] [--timeout MS] [--describe-timeout MS] [--describe-retry-ms MS] [--strict] [--max-output-bytes N] [--warm N] [--max-message-bytes N] [--http [HOST:]PORT ...] [-- CMD [ARG...]]...
+ *   twylt-mcp [OPTION]... -- COMMAND [ARG...] [-- COMMAND [ARG...]]...
+ *   twylt-mcp (--config FILE | --scan DIR)... [OPTION]... [-- COMMAND [ARG...]]...
+ *   twylt-mcp --http [HOST:]PORT [HTTP OPTION]... [OAUTH OPTION]... [OPTION]... [-- COMMAND [ARG...]]...
+ *
+ * OPTION: the toolset's flags (TOOLSET_OPTIONS: --config, --scan, --timeout, --sandbox...),
+ * the bridge's (BRIDGE_OPTIONS: --catalog tools|browse|search, --describe-retry-ms...) and
+ * search mode's (SEARCH_OPTIONS); HTTP OPTION and OAUTH OPTION: HTTP_OPTIONS and
+ * AUTH_OPTIONS below. USAGE (`--help`) prints every one of them from these tables.
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { EmbeddingsFlags } from 'twylt/toolset';
-import { DEFAULT_JWKS_COOLDOWN_MS, authServerUrl, parseListenAddress, resourceUrl } from 'twylt/server';
+import { DEFAULT_JWKS_COOLDOWN_MS, authServerUrl, normalizeOrigin, parseListenAddress, resourceUrl } from 'twylt/server';
 import { BUILT_IN_DEFAULTS, SEARCH_OPTIONS, embeddingsFromFlags, TOOLSET_OPTIONS, formatOptions, metricsAddress, parseCount, parseDuration, sandboxFromFlags, splitArgv, toolsetOptions, UsageError, type OptionSpec, type SandboxPolicy, type ToolDefaults } from 'twylt/toolset';
+import { CATALOG_MODES, type CatalogMode } from './catalog-mode.js';
 import { DEFAULT_GRACE_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_MAX_QUEUE, DEFAULT_RETRY_MS, MAX_RETRY_MS } from './defaults.js';
 
-/** How the tools are offered: one MCP tool per TWYLT tool, or browse mode's two (catalog.ts), or search mode's two (search.ts). */
-export type CatalogMode = 'tools' | 'browse' | 'search';
-export const CATALOG_MODES: readonly CatalogMode[] = ['tools', 'browse', 'search'];
 
 export interface CliPlan {
   help: boolean;
@@ -368,24 +373,6 @@ function duration(option: string, text: string | undefined, min?: number): numbe
 /** An optional flag's whole number (parseCount). */
 function count(option: string, text: string | undefined, min?: number): number | undefined {
   return text === undefined ? undefined : parseCount(option, text, min);
-}
-
-/**
- * An origin as a browser sends it: `scheme://host[:port]`, lower case, nothing after.
- * Throws a RangeError for anything else (a path, `null`, a bare name).
- */
-export function normalizeOrigin(text: string): string {
-  const normalized = text.trim().toLowerCase().replace(/\/+$/, '');
-  let url: URL | undefined;
-  try {
-    url = new URL(normalized);
-  } catch {
-    // reported below
-  }
-  if (!url || url.origin === 'null' || url.origin !== normalized) {
-    throw new RangeError(`an origin is scheme, host and port only, such as https://app.example.com; got ${JSON.stringify(text)}`);
-  }
-  return normalized;
 }
 
 function origin(text: string): string {

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 /** The `twylt-mcp` command. Exit codes: 1 when the bridge cannot start, 64 (USAGE_EXIT, as `twylt`) for a usage error. */
 import { createRequire } from 'node:module';
+import { isLoopback } from 'twylt/server';
 import { commandLineArguments, USAGE_EXIT, UsageError } from 'twylt/toolset';
 import { parseCli, USAGE, type AuthPlan, type CliPlan } from './args.js';
-import type { HttpOAuthOptions } from './http.js';
+import type { HttpOAuthOptions } from './http/index.js';
 import { stderrEventLog, stderrLog } from './log.js';
 
 async function main(argv: readonly string[]): Promise<void> {
@@ -79,11 +80,11 @@ async function main(argv: readonly string[]): Promise<void> {
     if (configs.length === 0 && plan.scans.length > 0) {
       throw new StartupError(`no tools to serve: --scan ${plan.scans.join(', --scan ')} found ${leftOut} tool${leftOut === 1 ? '' : 's'} and left out every one${leftOut > 0 ? ' (the lines above say why)' : ''}`);
     }
-    if (plan.http && !sandbox && !isLoopbackHost(plan.http.host)) {
+    if (plan.http && !sandbox && !isLoopback(plan.http.host)) {
       stderrLog(`warning: serving tools over HTTP to callers beyond this machine (${plan.http.host}) without --sandbox: each runs with this user's files, network and rights (docs/sandbox.md)`);
     }
     if (plan.http) {
-      const { serveHttp } = await import('./http.js');
+      const { serveHttp } = await import('./http/index.js');
       const { http } = plan;
       const bridge = await serveHttp(configs, { ...shared, ...http, token, oauth, maxConcurrency: plan.maxConcurrency, maxQueue: plan.maxQueue });
       onSignal(() => bridge.close(http.graceMs).finally(() => observing?.close()), () => bridge.close(0));
@@ -114,12 +115,6 @@ async function main(argv: readonly string[]): Promise<void> {
     stderrLog(`cannot start:\n${error.message}`);
     process.exitCode = 1;
   }
-}
-
-/** 127.0.0.0/8, ::1 and localhost: callers on this machine only. */
-function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return bare === 'localhost' || bare === '::1' || /^127\.\d+\.\d+\.\d+$/.test(bare);
 }
 
 /** Any of the OTEL_* variables that can turn traces on (twylt/observe decides). */

@@ -27,10 +27,10 @@ export { BUSY_ERROR_CODE, DEFAULT_MAX_QUEUE, createServer, type ServerOptions } 
 export { serveStdio, type StdioOptions } from './stdio.js';
 export { DEFAULT_RETRY_MS, MAX_RETRY_MS, ServedTools, retryLeftOut, type RetryOptions, type Retries } from './retry.js';
 export { DEFAULT_MAX_MESSAGE_BYTES } from './exact-stdio.js';
-export { DEFAULT_GRACE_MS, DEFAULT_MAX_BODY_BYTES, HEALTH_PATH, MCP_PATH, serveHttp, type HttpBridge, type HttpOAuthOptions, type HttpOptions } from './http.js';
+export { DEFAULT_GRACE_MS, DEFAULT_MAX_BODY_BYTES, HEALTH_PATH, MCP_PATH, serveHttp, type HttpBridge, type HttpOAuthOptions, type HttpOptions } from './http/index.js';
 export { BROWSE_TOOLS, CALL_TOOL, LIST_TOOL, browseInstructions, listCatalog } from './catalog.js';
 export { CatalogSearch, SEARCH_TOOL, SEARCH_TOOLS, searchInstructions } from './search.js';
-export type { CatalogMode } from './args.js';
+export type { CatalogMode } from './catalog-mode.js';
 export { outcomeOf, type CallOutcome, type CallRecord } from './outcome.js';
 export { CallLimiter, QueueFullError } from 'twylt/toolset';
 export type { EventLog, Log } from './log.js';

@@ -13,7 +13,7 @@ import { AbortError } from 'twylt/client';
 import { z } from 'zod';
 import { failureKind, isRecord, jsonKind, QueueFullError, requestChannel, type CallLimiter, type RequestMessage } from 'twylt/toolset';
 import { BROWSE_TOOLS, CALL_TOOL, LIST_TOOL, browseInstructions, listCatalog, readBrowseCall } from './catalog.js';
-import type { CatalogMode } from './args.js';
+import type { CatalogMode } from './catalog-mode.js';
 import { SEARCH_TOOL, SEARCH_TOOLS, searchInstructions, type CatalogSearch } from './search.js';
 import { invalidParams, readableParams, rpcError } from './invalid-params.js';
 import { DEFAULT_MAX_QUEUE } from './defaults.js';

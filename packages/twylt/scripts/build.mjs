@@ -18,7 +18,7 @@ const PUBLIC = ['index', 'bootstrap/index', 'bootstrap/launch', 'client/index', 
 /** Loaded with `import()`: each must be a file of its own, evaluated only when asked for. */
 const LAZY = [
   'schema/zod', 'schema/standard', 'schema/json-validator',
-  'tool/help', 'guardrails/run-hooks', 'bootstrap/default-requirements', 'bootstrap/resolve-hooks', 'client/schema-check',
+  'tool/help', 'guardrails/run-hooks', 'requirements/default-requirements', 'bootstrap/resolve-hooks', 'client/schema-check',
   'cli/commands/describe', 'cli/commands/call', 'cli/commands/search', 'cli/commands/build', 'cli/commands/check',
   'build/index', 'build/entry', 'build/load', 'build/snapshot',
   'cli/commands/inspect', 'inspect/server', 'inspect/browser',

@@ -5,4 +5,4 @@
  */
 export { runToolFile } from './run-tool-file.js';
 export { readToolMetadata, extractMetadata, METADATA_FIELDS, type MetadataField, type StaticMetadata } from './extract.js';
-export { defaultRequirements, markToolEntryFile, toolEntryFile } from './default-requirements.js';
+export { defaultRequirements, markToolEntryFile, toolEntryFile } from '../requirements/default-requirements.js';

@@ -16,7 +16,7 @@ import { Fault, TwyltError } from '../protocol/errors.js';
 import { formatJson, renderErrorHuman, renderErrorJson } from '../protocol/render.js';
 import { handOverRequest, holdUntilRequest, replayStdin, type LauncherTurn } from '../tool/hooks.js';
 import { processStdin, readStdin } from '../tool/stdin.js';
-import { defaultRequirements, markToolEntryFile, toolEntryFile } from './default-requirements.js';
+import { defaultRequirements, markToolEntryFile, toolEntryFile } from '../requirements/default-requirements.js';
 import { readToolMetadata, type StaticMetadata } from './extract.js';
 import { inputToCome, readRequest, type Request } from './request.js';
 import { staticJsonSpec, staticRequirements } from './static-spec.js';

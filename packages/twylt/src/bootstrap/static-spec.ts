@@ -5,7 +5,7 @@
 import { DEFAULTS, FORMAT_VERSION } from '../protocol/constants.js';
 import { isRecord } from '../protocol/record.js';
 import type { FewShot, Requirements } from '../tool/definition.js';
-import { defaultRequirements } from './default-requirements.js';
+import { defaultRequirements } from '../requirements/default-requirements.js';
 import type { StaticMetadata } from './extract.js';
 
 /**

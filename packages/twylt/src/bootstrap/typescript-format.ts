@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { hasModuleSyntax } from './imports.js';
+import { hasModuleSyntax } from '../requirements/imports.js';
 
 /** Per folder: the `"type"` of the nearest package.json (null: none says), or undefined: unreadable, Node's answer stands. */
 const typeOfFolder = new Map<string, string | null | undefined>();

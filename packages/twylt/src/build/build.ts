@@ -14,7 +14,7 @@ import { builtinModules, createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { BuildOptions as EsbuildOptions, Plugin } from 'esbuild';
-import { builtRequirementsSource } from '../bootstrap/default-requirements.js';
+import { builtRequirementsSource } from '../requirements/default-requirements.js';
 import { scriptCommand } from '../protocol/runtime.js';
 import type { JsonSpec } from '../tool/hooks.js';
 import { runQuiet } from './child.js';

@@ -17,7 +17,7 @@ import { hasJsonNumber, parseJson as parseJsonText, stringifyExact, type NumberF
 import { DEFAULT_MAX_OUTPUT_BYTES, runProcess, type ProcessResult, type RunOptions } from './process.js';
 import { killTool, type SpawnSandbox } from './spawn.js';
 import type { DescribeResult, ToolSpec, Transport } from './types.js';
-import { traced, validateChannel } from '../toolset/events.js';
+import { traced, validateChannel } from '../events/channels.js';
 
 /**
  * Above this many bytes an `auto` call sends its input on stdin: Linux caps one argument at

@@ -11,7 +11,7 @@ import { constants as osConstants } from 'node:os';
 import type { Writable } from 'node:stream';
 import { evalCommand } from '../protocol/runtime.js';
 import type { ResourceLimit } from './errors.js';
-import { spawnChannel, spawnedChannel, type ProcessMessage } from '../toolset/events.js';
+import { spawnChannel, spawnedChannel, type ProcessMessage } from '../events/channels.js';
 import { keeperMain } from './keeper.js';
 
 export interface SpawnToolOptions {

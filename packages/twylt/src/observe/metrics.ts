@@ -24,7 +24,7 @@ import {
   type SandboxRefusalMessage,
   type SearchMessage,
   type WarmMessage,
-} from '../toolset/events.js';
+} from '../events/channels.js';
 import { errorTypeOf } from './error-type.js';
 import { Counter, Gauge, Histogram, Registry } from './registry.js';
 import { LABEL, METRIC } from './names.js';

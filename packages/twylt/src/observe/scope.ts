@@ -4,7 +4,7 @@
  * process taken) finds its call without the core passing anything along.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { callChannel, requestChannel, type CallMessage, type RequestMessage } from '../toolset/events.js';
+import { callChannel, requestChannel, type CallMessage, type RequestMessage } from '../events/channels.js';
 
 export interface Scope {
   request?: RequestMessage;

@@ -26,7 +26,7 @@ import {
   type SearchMessage,
   type ValidateMessage,
   type WarmMessage,
-} from '../toolset/events.js';
+} from '../events/channels.js';
 import { ATTRIBUTE } from './names.js';
 import { bindScopes, currentScope, toolOf, type Scope } from './scope.js';
 import type { TraceSettings } from './settings.js';

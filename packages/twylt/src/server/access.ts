@@ -120,6 +120,25 @@ function hasPort(name: string): boolean {
   return /:\d+$/.test(name) && (name.startsWith('[') || isIP(name) !== 6);
 }
 
+/**
+ * An origin as a browser sends it: `scheme://host[:port]`, lower case, nothing after; what
+ * an allowed origin of an AccessPolicy is written as. Throws a RangeError for anything else
+ * (a path, `null`, a bare name).
+ */
+export function normalizeOrigin(text: string): string {
+  const normalized = text.trim().toLowerCase().replace(/\/+$/, '');
+  let url: URL | undefined;
+  try {
+    url = new URL(normalized);
+  } catch {
+    // reported below
+  }
+  if (!url || url.origin === 'null' || url.origin !== normalized) {
+    throw new RangeError(`an origin is scheme, host and port only, such as https://app.example.com; got ${JSON.stringify(text)}`);
+  }
+  return normalized;
+}
+
 /** The origins of a server's own pages at `host:port`, for the loopback names too. */
 export function originsFor(hosts: readonly string[]): string[] {
   return hosts.map((host) => `http://${host}`);

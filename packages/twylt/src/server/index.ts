@@ -4,7 +4,7 @@
  * bounded request bodies, and safe binding. node:http only (jose once OAuth is set up);
  * a tool's own start-up never loads it.
  */
-export { checkAccess, createToken, hostPort, hostsFor, isLoopback, originsFor, tokenMatches, tokenOf } from './access.js';
+export { checkAccess, createToken, hostPort, hostsFor, isLoopback, normalizeOrigin, originsFor, tokenMatches, tokenOf } from './access.js';
 export type { AccessPolicy, Refusal } from './access.js';
 export { anyone, bearerToken, tokenAuthenticator } from './authenticator.js';
 export type { Authentication, Authenticator, Caller, Denial, DenialKind } from './authenticator.js';

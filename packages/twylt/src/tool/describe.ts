@@ -108,7 +108,7 @@ async function requirementsOf(tool: ToolDefinition): Promise<Requirements> {
     const { tool: name, format, content } = tool.requirements;
     return { tool: name, format, content };
   }
-  const { defaultRequirements, toolEntryFile } = await import('../bootstrap/default-requirements.js');
+  const { defaultRequirements, toolEntryFile } = await import('../requirements/default-requirements.js');
   return defaultRequirements(toolEntryFile());
 }
 

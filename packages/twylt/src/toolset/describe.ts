@@ -5,7 +5,7 @@
  */
 import type { ToolSpec } from '../client/types.js';
 import { isRecord } from '../protocol/record.js';
-import { fingerprint } from './catalog/fingerprint.js';
+import { fingerprint } from './fingerprint.js';
 import { showCommand, type ToolEntry } from './entry.js';
 import type { ToolDefaults } from './policy.js';
 import { createRunner, type ToolRunner } from './runner.js';

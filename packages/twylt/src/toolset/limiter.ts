@@ -6,7 +6,7 @@
  * caller can retry it without running it twice.
  */
 import { AsyncResource } from 'node:async_hooks';
-import { queueChannel, type QueueMessage } from './events.js';
+import { queueChannel, type QueueMessage } from '../events/channels.js';
 
 export interface LimiterOptions {
   /** Calls that may run at once (at least 1). */

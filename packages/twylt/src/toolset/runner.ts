@@ -8,7 +8,7 @@ import type { NumberFidelity } from '../client/json.js';
 import type { ToolSpec, Transport } from '../client/types.js';
 import { DESCRIBE_KEY } from '../protocol/constants.js';
 import type { ToolEntry } from './entry.js';
-import { callChannel, traced } from './events.js';
+import { callChannel, traced } from '../events/channels.js';
 import { resolvePolicy, type ToolDefaults, type ToolPolicy } from './policy.js';
 import { WarmPool } from './warm.js';
 

@@ -13,7 +13,7 @@ import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { WarmSource } from '../client/client.js';
 import { toolSpawnOptions } from '../client/process.js';
 import { killTool, spawnTool, type SpawnSandbox } from '../client/spawn.js';
-import { warmChannel, type WarmMessage } from './events.js';
+import { warmChannel, type WarmMessage } from '../events/channels.js';
 
 /** Warm processes of all tools together, unless told otherwise (`--max-warm`). */
 export const DEFAULT_MAX_WARM = 8;

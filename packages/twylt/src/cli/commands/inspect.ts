@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { isLoopback } from '../../server/access.js';
 import { DEFAULT_HOST } from '../../server/listen.js';
 import { splitArgv } from '../../toolset/args.js';
-import { assembleToolset } from '../../toolset/assemble.js';
+import { assembleToolset } from '../../toolset/catalog/assemble.js';
 import { ConfigError } from '../../toolset/config.js';
 import { ToolsetError, describeToolset, type DescribedTool } from '../../toolset/describe.js';
 import { defaultWorkspacesDir } from '../../toolset/catalog/workspaces.js';

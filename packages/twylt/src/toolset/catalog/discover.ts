@@ -12,7 +12,7 @@
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { isRecord } from '../../protocol/record.js';
-import { NEVER_WALKED } from './fingerprint.js';
+import { NEVER_WALKED } from '../fingerprint.js';
 import { Glob } from './glob.js';
 import { PYTHON_LAUNCHER, TOOL_FILES } from './runtime.js';
 

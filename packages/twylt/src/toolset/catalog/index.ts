@@ -11,7 +11,7 @@ import { scanTools, type ScanOptions } from './scan.js';
 
 export { catalogText, namesKept, scannedEntries, writeCatalog } from './catalog.js';
 export { discoverTools, MANIFEST, SHARED, type DiscoverOptions, type FoundTool } from './discover.js';
-export { fingerprint } from './fingerprint.js';
+export { fingerprint } from '../fingerprint.js';
 export { ENVS_DIR_ENV, defaultEnvsDir, installEnv, planEnv, type EnvPlan } from './install.js';
 export { runCommand, nodeStripsTypes, TOOL_FILES, PYTHON_LAUNCHER } from './runtime.js';
 export { scanTools, type ScanOptions, type ScanStatus, type ScannedTool } from './scan.js';

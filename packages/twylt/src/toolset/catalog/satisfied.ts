@@ -9,7 +9,6 @@
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { satisfies, validRange } from 'semver';
 import type { Interpreter } from './outside.js';
 
 const CHECK = `
@@ -62,6 +61,9 @@ export function unmetPip(python: Interpreter, specs: readonly string[]): Promise
  * range (a `file:` tarball, a tag, a URL, an alias) asks for presence only.
  */
 export async function unmetNpm(source: string, specs: readonly string[]): Promise<string[]> {
+  if (specs.length === 0) return [];
+  // Loaded only by a scan that meets an npm requirement (a dependency is optional weight, ADR 0003).
+  const { satisfies, validRange } = await import('semver');
   const unmet: string[] = [];
   for (const spec of specs) {
     const at = spec.indexOf('@', 1);

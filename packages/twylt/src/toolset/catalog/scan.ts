@@ -15,7 +15,7 @@ import { CallLimiter } from '../limiter.js';
 import { createRunner } from '../runner.js';
 import type { PreparedSandbox } from '../sandbox/bwrap.js';
 import { discoverTools, type DiscoverOptions, type FoundTool } from './discover.js';
-import { fingerprint } from './fingerprint.js';
+import { fingerprint } from '../fingerprint.js';
 import { type EnvPlan, type InstallContext, defaultEnvsDir, envReady, installEnv, planEnv, planText } from './install.js';
 import { type Interpreter, resolvePython } from './outside.js';
 import { runCommand } from './runtime.js';

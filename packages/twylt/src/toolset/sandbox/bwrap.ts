@@ -7,12 +7,12 @@
  * here, and refuses to start otherwise: never a silent unsandboxed run.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { channel } from 'node:diagnostics_channel';
 import { constants, tmpdir } from 'node:os';
 import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { basename, delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { SandboxedProcess, SpawnSandbox } from '../../client/spawn.js';
 import { SandboxUnavailableError } from './errors.js';
+import { sandboxRefusalChannel, type SandboxRefusalMessage } from '../../events/channels.js';
 import { findExecutable, systemMounts, toolMounts, type Mount } from './files.js';
 import { CallCgroup, findCgroupBase, sweepCgroups, type CgroupBase, type LimitName } from './limits.js';
 import { mergeSandboxPolicies, resolveSandboxPolicy, type ResolvedSandboxPolicy, type SandboxPolicy } from './policy.js';
@@ -56,8 +56,6 @@ const CA_ENV = ['NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'REQUEST
 
 /** CapEff in /proc/self/status when every capability is dropped. */
 const NO_CAPABILITIES = /^CapEff:\s*0+$/m;
-
-const REFUSAL_CHANNEL = 'twylt:sandbox:refusal';
 
 /** A sandbox ready to start tools: one per consumer, shared by its tools. */
 export interface PreparedSandbox {
@@ -412,6 +410,7 @@ function rlimitHit(stderr: string, policy: ResolvedSandboxPolicy, tool: string |
 
 /** Publish a refusal for whoever counts them (observe/). */
 function refused(reason: LimitName | 'network', tool: string | undefined, host?: string): void {
-  const refusals = channel(REFUSAL_CHANNEL);
-  if (refusals.hasSubscribers) refusals.publish({ reason, ...(tool !== undefined ? { tool } : {}), ...(host !== undefined ? { host } : {}) });
+  if (!sandboxRefusalChannel.hasSubscribers) return;
+  const message: SandboxRefusalMessage = { reason, ...(tool !== undefined ? { tool } : {}), ...(host !== undefined ? { host } : {}) };
+  sandboxRefusalChannel.publish(message);
 }

@@ -12,7 +12,7 @@
  */
 import type { JsonSpec } from '../../protocol/spec.js';
 import { DEFAULT_CATEGORY, inCategory } from '../category.js';
-import { searchChannel, traced, type SearchMessage } from '../events.js';
+import { searchChannel, traced, type SearchMessage } from '../../events/channels.js';
 import { embeddingText, searchDocument, type SearchableTool } from './document.js';
 import { dot, type Embedder, EmbeddingsTimeoutError } from './embeddings.js';
 import { LexicalIndex, type LexicalIndexOptions } from './lexical.js';

@@ -1,8 +1,9 @@
 /**
  * The `requirements` a tool publishes when its author declares none: the packages its code
- * imports. Shared by the launcher (static answers) and the run loop (the tool's own answer),
- * so both always agree. No package dependencies, synchronous, and run only when a describe
- * mode needs it. ADR 0037.
+ * imports. Shared by the launcher (static answers), the run loop (the tool's own answer)
+ * and the build (an executable's answer), so all agree: a folder of its own below the three
+ * (ADR 0041). No package dependencies, synchronous, and run only when a describe mode needs
+ * it. ADR 0037.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -10,7 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Fault, TwyltError } from '../protocol/errors.js';
 import { isRecord } from '../protocol/record.js';
-import type { Requirements } from '../tool/definition.js';
+import type { Requirements } from '../protocol/spec.js';
 import { importsOf } from './imports.js';
 
 /**

@@ -5,13 +5,13 @@
  * defaults. What each consumer does with the set (describe it, serve it) stays its own.
  */
 import { availableParallelism } from 'node:os';
-import { scanForServing } from './catalog/index.js';
-import { collectEntries } from './config.js';
-import type { ToolEntry } from './entry.js';
-import { resolveLimits, type ToolDefaults } from './policy.js';
-import type { PreparedSandbox, PrepareOptions } from './sandbox/bwrap.js';
-import { sandboxForEntries } from './sandbox/flags.js';
-import type { SandboxPolicy } from './sandbox/policy.js';
+import { scanForServing } from './index.js';
+import { collectEntries } from '../config.js';
+import type { ToolEntry } from '../entry.js';
+import { resolveLimits, type ToolDefaults } from '../policy.js';
+import type { PreparedSandbox, PrepareOptions } from '../sandbox/bwrap.js';
+import { sandboxForEntries } from '../sandbox/flags.js';
+import type { SandboxPolicy } from '../sandbox/policy.js';
 
 /** Where a consumer's tools come from, and what they run under. Paths are absolute. */
 export interface ToolsetSources {

@@ -1,6 +1,8 @@
 /**
  * What the core tells an observer (ADR 0033): the `node:diagnostics_channel` channels that
- * calls, queues, warm pools and tool processes publish on, and the shape of each message.
+ * calls, queues, warm pools, tool processes and the sandbox publish on, and the shape of each
+ * message. Below the client and the toolset, which both publish here (ADR 0041); Node-only,
+ * so the tool runtime never imports it.
  * The core depends on nothing else for observability: twylt/observe (metrics, spans) or any
  * other subscriber listens here. A publisher first checks `hasSubscribers`, so an unobserved
  * consumer builds no message at all.
@@ -108,6 +110,8 @@ export interface RefusalMessage {
 export interface SandboxRefusalMessage {
   reason: 'memory' | 'processes' | 'cpu_time' | 'network';
   tool?: string;
+  /** The host a `network` refusal refused. */
+  host?: string;
 }
 
 export interface SearchMessage {
@@ -130,6 +134,7 @@ export const warmChannel = diagnostics.channel(CHANNEL.warm);
 export const spawnChannel = diagnostics.channel(CHANNEL.spawn);
 export const spawnedChannel = diagnostics.channel(CHANNEL.spawned);
 export const refusalChannel = diagnostics.channel(CHANNEL.refusal);
+export const sandboxRefusalChannel = diagnostics.channel(CHANNEL.sandboxRefusal);
 export const searchChannel = diagnostics.tracingChannel<unknown, SearchMessage>(CHANNEL.search);
 
 /** A span's identity, as OpenTelemetry's SpanContext has it. */

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ToolEntry } from '../entry.js';
+import type { ToolEntry } from './entry.js';
 
 /** Folders whose files never make a tool's answer: caches, dependencies, version control. */
 export const NEVER_WALKED = new Set(['node_modules', '__pycache__']);
