@@ -2,6 +2,7 @@
 /** The `twylt-mcp` command. Exit codes: 1 when the bridge cannot start, 64 (USAGE_EXIT, as `twylt`) for a usage error. */
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
 import { commandLineArguments, DEFAULT_TIMEOUT_MS, USAGE_EXIT, UsageError } from 'twylt/toolset';
 import { parseCli, USAGE, type AuthPlan, type CliPlan } from './args.js';
 import type { HttpOAuthOptions } from './http.js';
@@ -64,7 +65,7 @@ async function main(argv: readonly string[]): Promise<void> {
     });
     // One defaults object for every tool, handed on by reference.
     const defaults = sandbox ? { ...plan.defaults, sandbox } : plan.defaults;
-    const shared = { defaults, describeRetryMs: plan.describeRetryMs, strict: plan.strict, catalog: plan.catalog, searchEmbeddings: plan.searchEmbeddings };
+    const shared = { defaults, describeRetryMs: plan.describeRetryMs, strict: plan.strict, catalog: plan.catalog, searchEmbeddings: plan.searchEmbeddings, searchCatalogs: plan.configs.map((file) => resolve(file)) };
     const scanned = await scanForServing(
       plan.scans,
       // Each scanned tool runs in a workspace of its own, never in its code's folder.

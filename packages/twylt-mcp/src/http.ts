@@ -110,6 +110,8 @@ export interface HttpOptions extends RetryOptions {
   catalog?: CatalogMode;
   /** Search mode: rank by meaning too, through this embeddings endpoint. */
   searchEmbeddings?: EmbeddingsFlags;
+  /** Search mode: the catalog files served, whose stored index (`twylt scan --write`) spares building it. */
+  searchCatalogs?: readonly string[];
 }
 
 /**
@@ -159,7 +161,7 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
   // A tool left out joins when described again: each request builds its server from `served.current`.
   const served = new ServedTools(await describeTools(entries, { ...options, log, onLeftOut: (entry) => leftOut.push(entry) }));
   // Search mode: one index per tool set, ready before the first request; each request's server shares it.
-  const search = options.catalog === 'search' ? new CatalogSearch(options.searchEmbeddings, log) : undefined;
+  const search = options.catalog === 'search' ? new CatalogSearch(options.searchEmbeddings, log, options.searchCatalogs) : undefined;
   await search?.prepare(served.current);
   const limiter = new CallLimiter({ maxConcurrent: options.maxConcurrency ?? availableParallelism(), maxQueue: options.maxQueue ?? DEFAULT_MAX_QUEUE });
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;

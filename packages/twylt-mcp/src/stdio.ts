@@ -18,6 +18,8 @@ export interface StdioOptions extends RetryOptions, ExactStdioOptions {
   catalog?: CatalogMode;
   /** Search mode: rank by meaning too, through this embeddings endpoint. */
   searchEmbeddings?: EmbeddingsFlags;
+  /** Search mode: the catalog files served, whose stored index (`twylt scan --write`) spares building it. */
+  searchCatalogs?: readonly string[];
 }
 
 /**
@@ -33,7 +35,7 @@ export async function serveStdio(configs: readonly ToolEntry[], options: StdioOp
   const tools = await describeTools(configs, { ...options, log, onLeftOut: (entry) => leftOut.push(entry) });
   const served = new ServedTools(tools);
   // Search mode: the index is ready before the first request.
-  const search = options.catalog === 'search' ? new CatalogSearch(options.searchEmbeddings, log) : undefined;
+  const search = options.catalog === 'search' ? new CatalogSearch(options.searchEmbeddings, log, options.searchCatalogs) : undefined;
   await search?.prepare(served.current);
   const server = createServer(() => served.current, { log, limiter: options.limiter, catalog: options.catalog, search });
   // Browse and search mode's two tools stay the same; twylt_list and twylt_search show the newcomer.
