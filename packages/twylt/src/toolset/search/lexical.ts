@@ -80,6 +80,9 @@ export class LexicalIndex {
   /** Scores of one request, reused (requests are answered one at a time). */
   private readonly total: Float32Array;
   private readonly best: Float32Array;
+  /** How much of the request each document matched: per word, the weight of its best expansion found there. */
+  private readonly matched: Float32Array;
+  private readonly bestWeight: Float32Array;
 
   constructor(documents: readonly SearchDocument[] | LexicalIndexData, options: LexicalIndexOptions = {}) {
     this.expand = options.expand ?? true;
@@ -96,6 +99,8 @@ export class LexicalIndex {
       this.vocabulary = data.terms;
       this.total = new Float32Array(this.size);
       this.best = new Float32Array(this.size);
+      this.matched = new Float32Array(this.size);
+      this.bestWeight = new Float32Array(this.size);
       return;
     }
     this.size = documents.length;
@@ -129,6 +134,8 @@ export class LexicalIndex {
     this.vocabulary = [...building.keys()].sort();
     this.total = new Float32Array(n);
     this.best = new Float32Array(n);
+    this.matched = new Float32Array(n);
+    this.bestWeight = new Float32Array(n);
   }
 
   /** The index as plain data, to be stored and read back (`new LexicalIndex(data)`) without analysing a tool. */
@@ -156,10 +163,11 @@ export class LexicalIndex {
 
   /** The documents that match `query`, best first, at most `limit`, those `accept` refuses left out. */
   search(query: string, limit: number, accept?: (index: number) => boolean): LexicalHit[] {
-    const { total, best } = this;
+    const { total, best, matched, bestWeight } = this;
     // The documents scored, each once: `total` above 0 marks them.
     const touched: number[] = [];
-    for (const expansions of this.expandQuery(query)) {
+    const words = this.expandQuery(query);
+    for (const expansions of words) {
       // A word's best expansion counts, not their sum: three synonyms are not three matches.
       const seen: number[] = [];
       for (const [t, weight] of expansions) {
@@ -172,19 +180,27 @@ export class LexicalIndex {
           const score = factor * weights[i];
           if (best[doc] === 0) seen.push(doc);
           if (score > best[doc]) best[doc] = score;
+          if (weight > bestWeight[doc]) bestWeight[doc] = weight;
         }
       }
       for (const doc of seen) {
         if (total[doc] === 0) touched.push(doc);
         total[doc] += best[doc];
+        matched[doc] += bestWeight[doc];
+        bestWeight[doc] = 0;
         best[doc] = 0;
       }
     }
     // The best `limit`, kept sorted as they come: no sort of every match.
     const hits: LexicalHit[] = [];
     for (const index of touched) {
-      const score = total[index];
+      // Scaled by the share of the request the tool matches (Lucene's coordination factor, a
+      // word found through a synonym or a typo counting as much as that expansion weighs): a
+      // tool that matches one word of its name strongly ("open" in open_nodes) no longer beats
+      // one that matches most of what was asked.
+      const score = (total[index] * matched[index]) / words.length;
       total[index] = 0;
+      matched[index] = 0;
       if (score <= 0 || (hits.length === limit && score <= hits[limit - 1].score) || (accept && !accept(index))) continue;
       let at = hits.length === limit ? limit - 1 : hits.length;
       if (hits.length < limit) hits.push({ index, score });
