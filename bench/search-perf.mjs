@@ -6,7 +6,8 @@
  *
  * - the listing a client takes before the model's first word (tools/list and the server
  *   instructions), in bytes, per mode (one MCP tool per tool, browse, search);
- * - the index ready: CatalogSearch.prepare, the time from the tool set to the first query;
+ * - the index ready: CatalogSearch.prepare, the time from the tool set to the first query, the
+ *   index built, and read from the file `twylt scan --write` stores beside a catalog (its size);
  * - a twylt_search answered: p50 and p95 over requests from bench/search/queries.tsv,
  *   measured by the client (the bridge's handler, the MCP framing and the in-memory hop);
  * - memory: the heap and external memory after a browse server and after a search server
@@ -14,11 +15,13 @@
  *
  *   npm run build && node --expose-gc bench/search-perf.mjs [--json] [--quick]
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { CatalogSearch, createServer } from '../packages/twylt-mcp/dist/index.js';
+import { storedIndexFile, writeStoredIndex } from '../packages/twylt/dist/toolset/search/index.js';
 import { benchFlags } from './lib/flags.mjs';
 import { ROOT } from './prepare.mjs';
 
@@ -98,6 +101,20 @@ for (const size of [500, 5000]) {
   const searchBytes = await listingBytes(searching.client);
   const searchHeap = heapMiB() - before - browseHeap;
 
+  // The same index read from the file `twylt scan --write` stores beside catalog.json.
+  const folder = mkdtempSync(join(tmpdir(), 'twylt-search-perf-'));
+  const catalogFile = join(folder, 'catalog.json');
+  const searchable = tools.map(({ definition, runner, examples }) => ({ ...definition, category: runner.entry.category, examples }));
+  await writeStoredIndex(storedIndexFile(catalogFile), searchable);
+  const storedBytes = statSync(storedIndexFile(catalogFile)).size;
+  const lines = [];
+  const fromFile = new CatalogSearch(undefined, (line) => lines.push(line), [catalogFile]);
+  const reading = performance.now();
+  await fromFile.prepare(tools);
+  const readMs = performance.now() - reading;
+  if (!lines.some((line) => line.includes('read from'))) throw new Error(`the stored index was not used: ${lines.join('; ')}`);
+  rmSync(folder, { recursive: true, force: true });
+
   // Warm-up, then timed requests, one at a time, as a model sends them.
   for (let i = 0; i < 200; i++) await searching.client.callTool({ name: 'twylt_search', arguments: { query: queries[i % queries.length] } });
   const times = [];
@@ -118,6 +135,7 @@ for (const size of [500, 5000]) {
     tools: size,
     listingBytes: { tools: toolsBytes, browse: browseBytes, search: searchBytes },
     indexMs: Math.round(indexMs),
+    storedIndex: { readMs: Math.round(readMs), bytes: storedBytes },
     searchMs: { p50: percentile(times, 50), p95: percentile(times, 95) },
     browseListAllMs: { p50: percentile(browseTimes, 50) },
     heapMiB: { browse: browseHeap, searchIndexAdded: searchHeap },
@@ -127,12 +145,12 @@ for (const size of [500, 5000]) {
 
 if (flags.json) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
 else {
-  console.log('| Tools | tools/list + instructions: tools / browse / search | search vs tools | Index ready | twylt_search p50 / p95 | twylt_list (all) p50 | Heap added by search mode |');
+  console.log('| Tools | tools/list + instructions: tools / browse / search | search vs tools | Index ready: built / read from scan --write\'s file (its size) | twylt_search p50 / p95 | twylt_list (all) p50 | Heap added by search mode |');
   console.log('|---|---|---|---|---|---|---|');
   for (const r of results) {
     const { tools, browse, search } = r.listingBytes;
     console.log(
-      `| ${r.tools} | ${kib(tools)} / ${kib(browse)} / ${kib(search)} | ${(100 * (1 - search / tools)).toFixed(1)}% fewer bytes | ${r.indexMs} ms | ${r.searchMs.p50.toFixed(2)} / ${r.searchMs.p95.toFixed(2)} ms | ${r.browseListAllMs.p50.toFixed(1)} ms | ${r.heapMiB.searchIndexAdded.toFixed(1)} MiB (browse server: ${r.heapMiB.browse.toFixed(1)} MiB) |`,
+      `| ${r.tools} | ${kib(tools)} / ${kib(browse)} / ${kib(search)} | ${(100 * (1 - search / tools)).toFixed(1)}% fewer bytes | ${r.indexMs} ms / ${r.storedIndex.readMs} ms (${kib(r.storedIndex.bytes)}) | ${r.searchMs.p50.toFixed(2)} / ${r.searchMs.p95.toFixed(2)} ms | ${r.browseListAllMs.p50.toFixed(1)} ms | ${r.heapMiB.searchIndexAdded.toFixed(1)} MiB (browse server: ${r.heapMiB.browse.toFixed(1)} MiB) |`,
     );
   }
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /** The `twylt-mcp` command. Exit codes: 1 when the bridge cannot start, 64 (USAGE_EXIT, as `twylt`) for a usage error. */
 import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
 import { isLoopback } from 'twylt/server';
 import { commandLineArguments, USAGE_EXIT, UsageError } from 'twylt/toolset';
 import { parseCli, USAGE, type AuthPlan, type CliPlan } from './args.js';
@@ -76,7 +77,7 @@ async function main(argv: readonly string[]): Promise<void> {
         stderrLog(`--scan: ${line}`);
       },
     );
-    const shared = { defaults, describeRetryMs: plan.describeRetryMs, strict: plan.strict, catalog: plan.catalog, searchEmbeddings: plan.searchEmbeddings };
+    const shared = { defaults, describeRetryMs: plan.describeRetryMs, strict: plan.strict, catalog: plan.catalog, searchEmbeddings: plan.searchEmbeddings, searchCatalogs: plan.configs.map((file) => resolve(file)) };
     if (configs.length === 0 && plan.scans.length > 0) {
       throw new StartupError(`no tools to serve: --scan ${plan.scans.join(', --scan ')} found ${leftOut} tool${leftOut === 1 ? '' : 's'} and left out every one${leftOut > 0 ? ' (the lines above say why)' : ''}`);
     }

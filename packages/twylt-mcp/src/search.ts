@@ -47,6 +47,8 @@ export class CatalogSearch {
   constructor(
     private readonly embeddings: EmbeddingsFlags | undefined,
     private readonly log: Log,
+    /** The --config catalogs: the index stored beside one (`twylt scan --write`) is used when it was built from these tools. */
+    private readonly catalogs: readonly string[] = [],
   ) {}
 
   /**
@@ -81,8 +83,10 @@ export class CatalogSearch {
     let index = this.indexes.get(tools);
     if (!index) {
       index = (async () => {
-        const [{ ToolSearch }, embedder] = await Promise.all([import('twylt/search'), this.embedderOf()]);
-        return new ToolSearch(tools.map(indexed), { embedder, log: this.log });
+        const [{ ToolSearch, findStoredIndex, storedIndexFile }, embedder] = await Promise.all([import('twylt/search'), this.embedderOf()]);
+        const searchable = tools.map(indexed);
+        const stored = await findStoredIndex(this.catalogs.map(storedIndexFile), searchable, this.log);
+        return new ToolSearch(searchable, { embedder, log: this.log, index: stored });
       })();
       this.indexes.set(tools, index);
     }

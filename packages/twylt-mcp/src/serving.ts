@@ -15,6 +15,8 @@ export interface ServingOptions extends RetryOptions {
   catalog?: CatalogMode;
   /** Search mode: rank by meaning too, through this embeddings endpoint. */
   searchEmbeddings?: EmbeddingsFlags;
+  /** Search mode: the catalog files served, whose stored index (`twylt scan --write`) spares building it. */
+  searchCatalogs?: readonly string[];
 }
 
 export interface Serving {
@@ -35,7 +37,7 @@ export async function startServing(entries: readonly ToolEntry[], options: Servi
   const shared = { ...options, defaults: options.defaults ?? {}, log };
   const served = new ServedTools(await describeTools(entries, { ...shared, onLeftOut: (entry) => leftOut.push(entry) }));
   // Search mode: the index is ready before the first request.
-  const search = options.catalog === 'search' ? new CatalogSearch(options.searchEmbeddings, log) : undefined;
+  const search = options.catalog === 'search' ? new CatalogSearch(options.searchEmbeddings, log, options.searchCatalogs) : undefined;
   await search?.prepare(served.current);
   return { served, search, log, retry: () => retryLeftOut(leftOut, served, shared) };
 }

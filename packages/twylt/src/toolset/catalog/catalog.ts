@@ -38,11 +38,22 @@ export function catalogText(tools: readonly ScannedTool[], file: string): string
   return `${JSON.stringify({ tools: entries }, null, 2)}\n`;
 }
 
-/** Write the catalog whole or not at all: a consumer never reads half a file. */
+/**
+ * Write the catalog whole or not at all: a consumer never reads half a file. Its search index
+ * goes beside it (catalog.search-index.json), so a bridge in search mode starts without
+ * building it; a bridge whose tools differ from the file's builds its own.
+ */
 export async function writeCatalog(tools: readonly ScannedTool[], file: string): Promise<void> {
   const temporary = `${file}.${process.pid}.tmp`;
   await writeFile(temporary, catalogText(tools, file));
   await rename(temporary, file);
+  // Loaded here only: a scan that writes no catalog loads no search code.
+  const { searchableTool, storedIndexFile, writeStoredIndex } = await import('../search/index.js');
+  const served = tools.filter((tool) => tool.status === 'ok' && tool.spec);
+  await writeStoredIndex(
+    storedIndexFile(file),
+    served.map((tool) => searchableTool(tool.name ?? tool.spec!.name, tool.spec!, tool.category)),
+  );
 }
 
 /** The names given by hand in an earlier catalog, by entry file; none when there is no such file. */

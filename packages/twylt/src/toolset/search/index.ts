@@ -18,9 +18,10 @@ import { dot, type Embedder, EmbeddingsTimeoutError } from './embeddings.js';
 import { LexicalIndex, type LexicalIndexOptions } from './lexical.js';
 
 export { searchDocument, embeddingText, type SearchableTool, type SearchDocument } from './document.js';
-export { LexicalIndex, FIELD_WEIGHTS, EXPANSION_WEIGHTS, type LexicalHit, type LexicalIndexOptions } from './lexical.js';
+export { LexicalIndex, FIELD_WEIGHTS, EXPANSION_WEIGHTS, RANKING_KEY, type LexicalHit, type LexicalIndexOptions, type LexicalIndexData } from './lexical.js';
 export { Embedder, EmbeddingsTimeoutError, DEFAULT_QUERY_TIMEOUT_MS, defaultCacheDir, type EmbeddingsOptions } from './embeddings.js';
 export { terms, words } from './analyze.js';
+export { storedIndexFile, writeStoredIndex, readStoredIndex, findStoredIndex, searchIndexKey, type StoredIndexResult } from './stored.js';
 export { stem } from './stem.js';
 
 export { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT } from './options.js';
@@ -61,6 +62,8 @@ export interface ToolSearchOptions {
   log?: (line: string) => void;
   /** Tuning of the lexical index (the benchmark compares variants). */
   lexical?: LexicalIndexOptions;
+  /** The lexical index of these tools, already built (a stored one: stored.ts); built here when absent. */
+  index?: LexicalIndex;
 }
 
 /** The search over one set of tools: built once per set (in about 0.1 ms a tool). */
@@ -75,7 +78,7 @@ export class ToolSearch<T extends SearchableTool = SearchableTool> {
 
   constructor(tools: readonly T[], options: ToolSearchOptions = {}) {
     this.tools = tools;
-    this.lexical = new LexicalIndex(tools.map(searchDocument), options.lexical);
+    this.lexical = options.index?.size === tools.length ? options.index : new LexicalIndex(tools.map(searchDocument), options.lexical);
     this.embedder = options.embedder;
     this.log = options.log ?? (() => {});
     if (this.embedder) this.prepareVectors();

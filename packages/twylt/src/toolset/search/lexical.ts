@@ -28,6 +28,26 @@ const FIELDS = Object.keys(FIELD_WEIGHTS) as Field[];
 const K1 = 1.2;
 const B = 0.5;
 
+/**
+ * What an index built by this code depends on beyond the tools' text: a stored index
+ * (stored.ts) made under another is built again. Raise RANKING_VERSION whenever the analyzer
+ * (stop words, stemming, identifier splitting) changes; the weights are in the key already.
+ */
+const RANKING_VERSION = 1;
+export const RANKING_KEY = JSON.stringify({ version: RANKING_VERSION, fields: FIELD_WEIGHTS, k1: K1, b: B });
+
+/** A built index as plain data: each term's posting list, flat, for a file (stored.ts). */
+export interface LexicalIndexData {
+  size: number;
+  /** Sorted. */
+  terms: string[];
+  idf: number[];
+  /** How many documents each term's posting list holds. */
+  counts: number[];
+  docs: Uint32Array;
+  weights: Float32Array;
+}
+
 /** How much an expansion of a request's word counts beside the word itself. */
 export const EXPANSION_WEIGHTS = { prefix: 0.6, joined: 1, synonym: 0.5, typo: 0.7 } as const;
 /** Words shorter than this are not looked up as a prefix or with a typo: too many false friends. */
@@ -60,10 +80,30 @@ export class LexicalIndex {
   /** Scores of one request, reused (requests are answered one at a time). */
   private readonly total: Float32Array;
   private readonly best: Float32Array;
+  /** How much of the request each document matched: per word, the weight of its best expansion found there. */
+  private readonly matched: Float32Array;
+  private readonly bestWeight: Float32Array;
 
-  constructor(documents: readonly SearchDocument[], options: LexicalIndexOptions = {}) {
-    this.size = documents.length;
+  constructor(documents: readonly SearchDocument[] | LexicalIndexData, options: LexicalIndexOptions = {}) {
     this.expand = options.expand ?? true;
+    if (!Array.isArray(documents)) {
+      const data = documents as LexicalIndexData;
+      this.size = data.size;
+      let at = 0;
+      data.terms.forEach((t, i) => {
+        const count = data.counts[i];
+        this.postings.set(t, { docs: data.docs.subarray(at, at + count), weights: data.weights.subarray(at, at + count), idf: data.idf[i] });
+        at += count;
+        this.addByLength(t);
+      });
+      this.vocabulary = data.terms;
+      this.total = new Float32Array(this.size);
+      this.best = new Float32Array(this.size);
+      this.matched = new Float32Array(this.size);
+      this.bestWeight = new Float32Array(this.size);
+      return;
+    }
+    this.size = documents.length;
     const weights = { ...FIELD_WEIGHTS, ...options.fieldWeights };
     const analysed = documents.map((document) => analyse(document));
     const averages = FIELDS.map((field) => analysed.reduce((sum, doc) => sum + doc[field].length, 0) / Math.max(1, analysed.length) || 1);
@@ -89,21 +129,45 @@ export class LexicalIndex {
     for (const [t, { docs, weights: w }] of building) {
       const idf = Math.log(1 + (n - docs.length + 0.5) / (docs.length + 0.5));
       this.postings.set(t, { docs: Uint32Array.from(docs), weights: Float32Array.from(w), idf });
-      let same = this.byLength.get(t.length);
-      if (!same) this.byLength.set(t.length, (same = []));
-      same.push(t);
+      this.addByLength(t);
     }
     this.vocabulary = [...building.keys()].sort();
     this.total = new Float32Array(n);
     this.best = new Float32Array(n);
+    this.matched = new Float32Array(n);
+    this.bestWeight = new Float32Array(n);
+  }
+
+  /** The index as plain data, to be stored and read back (`new LexicalIndex(data)`) without analysing a tool. */
+  data(): LexicalIndexData {
+    const { vocabulary, postings } = this;
+    const counts = vocabulary.map((t) => postings.get(t)!.docs.length);
+    const total = counts.reduce((sum, count) => sum + count, 0);
+    const docs = new Uint32Array(total);
+    const weights = new Float32Array(total);
+    let at = 0;
+    for (const t of vocabulary) {
+      const posting = postings.get(t)!;
+      docs.set(posting.docs, at);
+      weights.set(posting.weights, at);
+      at += posting.docs.length;
+    }
+    return { size: this.size, terms: vocabulary, idf: vocabulary.map((t) => postings.get(t)!.idf), counts, docs, weights };
+  }
+
+  private addByLength(t: string): void {
+    let same = this.byLength.get(t.length);
+    if (!same) this.byLength.set(t.length, (same = []));
+    same.push(t);
   }
 
   /** The documents that match `query`, best first, at most `limit`, those `accept` refuses left out. */
   search(query: string, limit: number, accept?: (index: number) => boolean): LexicalHit[] {
-    const { total, best } = this;
+    const { total, best, matched, bestWeight } = this;
     // The documents scored, each once: `total` above 0 marks them.
     const touched: number[] = [];
-    for (const expansions of this.expandQuery(query)) {
+    const words = this.expandQuery(query);
+    for (const expansions of words) {
       // A word's best expansion counts, not their sum: three synonyms are not three matches.
       const seen: number[] = [];
       for (const [t, weight] of expansions) {
@@ -116,19 +180,27 @@ export class LexicalIndex {
           const score = factor * weights[i];
           if (best[doc] === 0) seen.push(doc);
           if (score > best[doc]) best[doc] = score;
+          if (weight > bestWeight[doc]) bestWeight[doc] = weight;
         }
       }
       for (const doc of seen) {
         if (total[doc] === 0) touched.push(doc);
         total[doc] += best[doc];
+        matched[doc] += bestWeight[doc];
+        bestWeight[doc] = 0;
         best[doc] = 0;
       }
     }
     // The best `limit`, kept sorted as they come: no sort of every match.
     const hits: LexicalHit[] = [];
     for (const index of touched) {
-      const score = total[index];
+      // Scaled by the share of the request the tool matches (Lucene's coordination factor, a
+      // word found through a synonym or a typo counting as much as that expansion weighs): a
+      // tool that matches one word of its name strongly ("open" in open_nodes) no longer beats
+      // one that matches most of what was asked.
+      const score = (total[index] * matched[index]) / words.length;
       total[index] = 0;
+      matched[index] = 0;
       if (score <= 0 || (hits.length === limit && score <= hits[limit - 1].score) || (accept && !accept(index))) continue;
       let at = hits.length === limit ? limit - 1 : hits.length;
       if (hits.length < limit) hits.push({ index, score });
