@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { SpawnError } from '../../packages/twylt/src/client/errors.js';
 import { runProcess } from '../../packages/twylt/src/client/process.js';
+import { spawnFailure } from '../../packages/twylt/src/protocol/runtime.js';
 import type { SandboxedProcess, SpawnSandbox } from '../../packages/twylt/src/client/spawn.js';
 import { prepareSandbox, type PreparedSandbox } from '../../packages/twylt/src/toolset/sandbox/bwrap.js';
 import type { CgroupBase } from '../../packages/twylt/src/toolset/sandbox/limits.js';
@@ -136,4 +137,23 @@ describe.skipIf(SANDBOX_SKIP_REASON !== undefined)(`a call cgroup that cannot be
     expect({ exitCode: next.exitCode, stdout: next.stdout }).toEqual({ exitCode: 0, stdout: 'served\n' });
     await expectRemoved(dir);
   }, 60_000);
+});
+
+describe("spawnFailure: the words of a failed spawn name the tool, not the sandbox's launcher", () => {
+  /** An error as Node.js emits it for a spawn of `path` that failed with `code`. */
+  const emitted = (path: string, code: string) => Object.assign(new Error(`spawn ${path} ${code}`), { code, path, syscall: `spawn ${path}` });
+  const rows: [string, NodeJS.ErrnoException, string][] = [
+    ["the launcher out of processes: the tool's", emitted('/usr/bin/prlimit', 'EAGAIN'), 'spawn /t EAGAIN'],
+    ["bwrap out of memory: the tool's", emitted('/usr/bin/bwrap', 'ENOMEM'), 'spawn /t ENOMEM'],
+    ["out of descriptors, the consumer's or the system's", emitted('/usr/bin/bwrap', 'ENFILE'), 'spawn /t ENFILE'],
+    ['EMFILE alike', emitted('/usr/bin/bwrap', 'EMFILE'), 'spawn /t EMFILE'],
+    ["a launcher that is missing is the launcher's (never the tool said missing)", emitted('/usr/bin/bwrap', 'ENOENT'), 'spawn /usr/bin/bwrap ENOENT'],
+    ['the tool itself', emitted('/t', 'EAGAIN'), 'spawn /t EAGAIN'],
+    ['a message of its own is kept', Object.assign(new Error('spawn /usr/bin/bwrap EAGAIN: more'), { code: 'EAGAIN', path: '/usr/bin/bwrap' }), 'spawn /usr/bin/bwrap EAGAIN: more'],
+    ["thrown at once, Node's words", Object.assign(new Error('spawn E2BIG'), { code: 'E2BIG', syscall: 'spawn' }), 'spawn E2BIG'],
+    ["another runtime's words: Node's form", Object.assign(new Error('Resource temporarily unavailable'), { code: 'EAGAIN' }), 'spawn /t EAGAIN'],
+  ];
+  for (const [what, error, expected] of rows) {
+    it(what, () => expect(spawnFailure(error, '/t')).toBe(expected));
+  }
 });
