@@ -86,7 +86,8 @@ describe.skipIf(SKIP !== undefined)(`out of processes (EAGAIN), the bridge as ui
       for (const name of ['plain', 'boxed']) {
         const failed = await call(name);
         expect(failed.isError, failed.text).toBe(true);
-        expect(failed.text).toContain(`cannot run ${process.execPath}: spawn ${process.execPath} EAGAIN`);
+        // The tool named, never the sandbox's launcher (bwrap, prlimit) that was spawned.
+        expect(failed.text).toBe(JSON.stringify([{ type: 'text', text: `"${name}" could not be started: cannot run ${process.execPath}: spawn ${process.execPath} EAGAIN` }]));
         // Still there a moment later: the spawn's 'error' event was not left unhandled.
         await new Promise((resolve) => setTimeout(resolve, 200));
         expect(isRunning(bridge.pid), `the bridge exited:\n${bridge.stderr()}`).toBe(true);

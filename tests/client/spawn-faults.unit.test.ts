@@ -129,6 +129,7 @@ describe.skipIf(SANDBOX_SKIP_REASON !== undefined)(`a call cgroup that cannot be
     expect((error as SpawnError).message).toBe(
       `cannot run /bin/echo: spawn /bin/echo EISDIR: the sandbox could not put it in its call's cgroup, so it never ran (EISDIR: illegal operation on a directory, open '${procs}')`,
     );
+    expect(((error as Error).cause as NodeJS.ErrnoException).code).toBe('EISDIR');
     expect(bwraps).toHaveLength(1);
     await waitFor(() => !isRunning(bwraps[0]!), `bwrap (pid ${bwraps[0]}) to be killed`, 5_000);
     await expectRemoved(dir);
