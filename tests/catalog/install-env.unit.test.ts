@@ -35,8 +35,10 @@ function planOf(command: (dir: string) => string[], name = 'env'): { envs: strin
   return { envs, plan: { installer: 'pip', dir, command: command(dir), env: {} } };
 }
 
-/** Records where it ran, its argv and two variables into its target (`--target DIR`), and counts its runs. */
+/** Reads its stdin to the end and writes a lot to stdout, then records where it ran, its argv and two variables into its target (`--target DIR`), and counts its runs. */
 const RECORDER = `const target = process.argv[process.argv.indexOf('--target') + 1];
+fs.readFileSync(0); // its stdin ends (else it would wait forever)
+fs.writeSync(1, 'x'.repeat(256 * 1024)); // more than a pipe holds: its stdout is read
 fs.appendFileSync(process.env.RUNS_FILE ?? '/dev/null', 'run\\n');
 fs.writeFileSync(target + '/record.json', JSON.stringify({ cwd: process.cwd(), argv: process.argv.slice(2), PIP_NO_INPUT: process.env.PIP_NO_INPUT ?? null, MARK: process.env.TWYLT_INSTALL_MARK ?? null }));`;
 
@@ -111,11 +113,12 @@ describe('installEnv: the staging folder, then the rename', () => {
 
   it("npm's links only (no command): each a link in node_modules, scoped names nested", async () => {
     const envs = mkdtempSync(join(scratch, 'envs-'));
-    const plan: EnvPlan = { installer: 'npm', dir: join(envs, 'npm-links'), command: [], env: {}, links: { one: '/packs/one', '@s/two': '/packs/two' } };
+    const plan: EnvPlan = { installer: 'npm', dir: join(envs, 'npm-links'), command: [], env: {}, links: { one: '/packs/one', '@s/two': '/packs/two', '@s/three': '/packs/three' } };
     expect(await installEnv(plan, envs)).toEqual({ ok: true, reused: false });
     expect(readdirSync(join(plan.dir, 'node_modules')).sort()).toEqual(['@s', 'one']);
     expect(readlinkSync(join(plan.dir, 'node_modules', 'one'))).toBe('/packs/one');
     expect(readlinkSync(join(plan.dir, 'node_modules', '@s', 'two'))).toBe('/packs/two');
+    expect(readlinkSync(join(plan.dir, 'node_modules', '@s', 'three'))).toBe('/packs/three');
     expect(readdirSync(envs)).toEqual(['npm-links']);
   });
 
@@ -155,8 +158,13 @@ describe.skipIf(SANDBOX_SKIP_REASON !== undefined)(`InstallSandboxes: a sandboxe
     const cert = join(scratch, 'trust.pem');
     writeFileSync(cert, 'CA');
     const asked = join(scratch, 'pip-config-asked');
-    const python = installer('python-sandbox', `fs.appendFileSync(${JSON.stringify(asked)}, JSON.stringify([process.cwd(), ...process.argv.slice(2)]) + '\\n'); process.stdout.write("global.index-url='https://own.example/simple'\\n");`);
-    const probe = join(pack, 'install.js');
+    writeFileSync(join(pack, 'requirements.txt'), 'x');
+    const pipCert = join(scratch, 'pip-cert.pem');
+    writeFileSync(pipCert, 'PIP CA');
+    const python = installer('python-sandbox', `fs.appendFileSync(${JSON.stringify(asked)}, JSON.stringify([process.cwd(), ...process.argv.slice(2)]) + '\\n'); process.stdout.write("global.index-url='https://own.example/simple'\\nglobal.cert='${pipCert}'\\n");`);
+    // The installer's own code is elsewhere (as pip is): the pack is readable because the install is of it.
+    mkdirSync(join(scratch, 'installer'), { recursive: true });
+    const probe = join(scratch, 'installer', 'install.js');
     writeFileSync(
       probe,
       `const fs = require('fs');
@@ -165,7 +173,8 @@ const attempt = (file) => { try { fs.writeFileSync(file, 'x'); return 'written';
 fs.writeFileSync(target + '/record.json', JSON.stringify({
   argv: process.argv.slice(2), cwd: process.cwd(),
   env: Object.fromEntries(Object.entries(process.env).filter(([name]) => /^(PIP_|SSL_CERT_FILE$)/.test(name))),
-  pack: attempt(${JSON.stringify(join(pack, 'evil'))}), envs: attempt(require('path').dirname(target) + '/evil'), readPack: fs.readFileSync(${JSON.stringify(probe)}, 'utf8').length > 0,
+  pack: attempt(${JSON.stringify(join(pack, 'evil'))}), envs: attempt(require('path').dirname(target) + '/evil'),
+  readPack: fs.readFileSync(${JSON.stringify(join(pack, 'requirements.txt'))}, 'utf8'), readCert: fs.readFileSync(process.env.PIP_CERT, 'utf8'), proxy: process.env.HTTPS_PROXY ?? null,
 }));`,
     );
     const sandboxes = new InstallSandboxes(policy, async () => ({ executable: python, version: '3.12' }));
@@ -177,10 +186,13 @@ fs.writeFileSync(target + '/record.json', JSON.stringify({
       const record = JSON.parse(readFileSync(join(plan.dir, 'record.json'), 'utf8'));
       expect(record.argv).toEqual([`--target=${record.cwd}`, '--', 'x']);
       expect(record.cwd).toMatch(new RegExp(`^${envs}/\\.staging-[0-9a-f]{12}$`));
-      expect(record.env).toEqual({ PIP_NO_INPUT: '1', PIP_CONFIG_FILE: '/dev/null', PIP_INDEX_URL: 'https://own.example/simple', SSL_CERT_FILE: cert });
+      expect(record.env).toEqual({ PIP_NO_INPUT: '1', PIP_CONFIG_FILE: '/dev/null', PIP_INDEX_URL: 'https://own.example/simple', PIP_CERT: pipCert, SSL_CERT_FILE: cert });
+      // The files its configuration names are readable; the hosts it names reached through the sandbox's proxy.
+      expect({ readPack: record.readPack, readCert: record.readCert }).toEqual({ readPack: 'x', readCert: 'PIP CA' });
+      expect(record.proxy).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       // The pack is mounted read-only; the envs folder is not mounted (it is under the host's
       // /tmp, so the write lands in the sandbox's private /tmp): neither reaches the host.
-      expect({ pack: record.pack, readPack: record.readPack }).toEqual({ pack: 'EROFS', readPack: true });
+      expect(record.pack).toBe('EROFS');
       expect(existsSync(join(pack, 'evil'))).toBe(false);
       expect(existsSync(join(envs, 'evil'))).toBe(false);
       // A second install of the same installer: its configuration is not read again.
@@ -201,7 +213,7 @@ fs.writeFileSync(target + '/record.json', JSON.stringify({
     writeFileSync(
       probe,
       `const fs = require('fs');
-fs.writeFileSync(process.cwd() + '/record.json', JSON.stringify({ argv: process.argv.slice(2), registry: process.env.npm_config_registry ?? null }));`,
+fs.writeFileSync(process.cwd() + '/record.json', JSON.stringify({ argv: process.argv.slice(2), registry: process.env.npm_config_registry ?? null, proxy: process.env.HTTPS_PROXY ?? null }));`,
     );
     const sandboxes = new InstallSandboxes(policy, async () => {
       throw new Error('npm installs ask no Python');
@@ -216,6 +228,8 @@ fs.writeFileSync(process.cwd() + '/record.json', JSON.stringify({ argv: process.
       const record = JSON.parse(readFileSync(join(dir, 'record.json'), 'utf8'));
       expect(record.argv).toEqual([expect.stringMatching(new RegExp(`^${envs}/\\.staging-[0-9a-f]{12}$`))]);
       expect(record.registry).toBe('https://registry.example/');
+      // Its host is allowed: the sandbox's relay is its proxy.
+      expect(record.proxy).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     } finally {
       if (saved === undefined) delete process.env.npm_config_registry;
       else process.env.npm_config_registry = saved;
