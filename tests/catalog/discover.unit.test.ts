@@ -161,6 +161,18 @@ describe("a pack's own fields", () => {
     expect((await discoverTools(folder))[0]!.pack).toEqual({ root: folder, name: 'r' });
   });
 
+  it("the tools come sorted by path, whatever the manifest's order", async () => {
+    const dir = pack({ 'manifest.json': manifest(['c/tool.py', 'a/tool.py', 'b/tool.py']), 'a/tool.py': null, 'b/tool.py': null, 'c/tool.py': null });
+    expect(await outcome(dir)).toEqual(['a/tool.py', 'b/tool.py', 'c/tool.py']);
+  });
+
+  it('a folder named like a tool file is no entry point', async () => {
+    const dir = pack({ 'tool.py/x': null, 'tool.ts': null });
+    expect(await outcome(dir)).toEqual(['tool.ts']);
+    const listed = pack({ 'manifest.json': manifest(['sub']), 'sub/tool.py/x': null, 'sub/tool.js': null });
+    expect(await outcome(listed)).toEqual(['sub/tool.js']);
+  });
+
   it('a tool outside any pack: its folder as inputs, the folders between as its category', async () => {
     const dir = pack({ 'a/tools/b/tool.py': null, 'tool.py': null });
     expect((await discoverTools(dir)).map((tool) => [tool.source.slice(dir.length + 1), tool.category, tool.inputs, 'pack' in tool])).toEqual([
