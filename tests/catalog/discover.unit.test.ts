@@ -77,6 +77,7 @@ describe("a listed tool's fields", () => {
     ['"name" empty', { entrypoint: 'tool.py', name: '' }, [{ problem: 'tools[0]: "name" must not be empty' }]],
     ['neither entrypoint nor path', { name: 'x' }, [{ problem: 'tools[0] ("x"): a listed tool needs "entrypoint" (or "path")' }]],
     ['not an object', [1], [{ problem: 'tools[0]: a listed tool must be an object with "entrypoint" (or a path), got [1]' }]],
+    ['null', null, [{ problem: 'tools[0]: a listed tool must be an object with "entrypoint" (or a path), got null' }]],
     ['older form: a launcher named and shipped', { path: 'sub', launcher: 'go.py' }, ['sub/go.py']],
     ['older form: a launcher named, not shipped; the entry named', { path: 'sub', launcher: 'no.py', entry: 'main.py' }, ['sub/main.py']],
     ['older form: tool.py as a file, with run.py beside it', { path: 'sub/tool.py' }, ['sub/run.py']],
@@ -91,9 +92,19 @@ describe("a listed tool's fields", () => {
   }
 
   it('a refused tool names itself and its description as far as the manifest says', async () => {
-    const dir = pack({ 'manifest.json': manifest([{ name: 'n', description: 'd', entrypoint: 'none.py' }, { description: '', entrypoint: 'none.py' }, { entrypoint: 'none.py' }]) });
+    const dir = pack({
+      'manifest.json': manifest([
+        { name: 'n', description: 'd', entrypoint: 'none.py' },
+        { description: '', entrypoint: 'none.py' },
+        { entrypoint: 'none.py' },
+        { name: 'only', entrypoint: 'none.py' },
+        { name: 'x', description: 5, entrypoint: 'none.py' },
+      ]),
+    });
     const tools = await discoverTools(dir);
-    expect(tools.map((tool) => [tool.listed, tool.problem?.split(': ')[1], tool.category, tool.inputs, tool.pack?.name])).toEqual([
+    // Strictly: no key for what the manifest does not say.
+    expect(tools.slice(3).map((tool) => tool.listed)).toStrictEqual([{ name: 'only' }, { name: 'x' }]);
+    expect(tools.slice(0, 3).map((tool) => [tool.listed, tool.problem?.split(': ')[1], tool.category, tool.inputs, tool.pack?.name])).toEqual([
       [{ name: 'n', description: 'd' }, 'tools[0] ("n")', 'p', [join(dir, 'manifest.json')], 'p'],
       // An empty description alone names nothing.
       [undefined, 'tools[1]', 'p', [join(dir, 'manifest.json')], 'p'],
@@ -103,7 +114,7 @@ describe("a listed tool's fields", () => {
 
   it('a listed tool carries what the manifest says of it; an excluded one is left out', async () => {
     const dir = pack({ 'manifest.json': manifest([{ name: 'a', description: '', entrypoint: 'a/tool.py' }, { entrypoint: 'b/tool.py' }, { path: 'c', name: 'c' }]), 'a/tool.py': null, 'b/tool.py': null, 'c/tool.py': null });
-    expect((await discoverTools(dir)).map((tool) => [tool.source.slice(dir.length + 1), tool.listed])).toEqual([
+    expect((await discoverTools(dir)).map((tool) => [tool.source.slice(dir.length + 1), tool.listed])).toStrictEqual([
       ['a/tool.py', { name: 'a', description: '' }],
       ['b/tool.py', {}],
       ['c/tool.py', { name: 'c' }],
@@ -125,6 +136,8 @@ describe("a pack's own fields", () => {
     ['protocol TWYLT 10: none run', { name: 'v', protocol: 'TWYLT 10' }, [{ problem: '"protocol" is "TWYLT 10": this scan reads packs of "TWYLT 1"; none of its tools was run' }], ''],
     ['protocol "x TWYLT 1": none run', { name: 'v', protocol: 'x TWYLT 1' }, [{ problem: '"protocol" is "x TWYLT 1": this scan reads packs of "TWYLT 1"; none of its tools was run' }], ''],
     ['protocol not text: none run', { name: 'v', protocol: 1 }, [{ problem: '"protocol" is 1: this scan reads packs of "TWYLT 1"; none of its tools was run' }], ''],
+    ['protocol a list that reads as "TWYLT 1": none run', { name: 'v', protocol: ['TWYLT 1'] }, [{ problem: '"protocol" is ["TWYLT 1"]: this scan reads packs of "TWYLT 1"; none of its tools was run' }], ''],
+    ['a value of exactly 60 characters is shown whole', { name: 'v', version: ['x'.repeat(56)] }, [{ problem: `"version" must be a string, got ${JSON.stringify(['x'.repeat(56)])}` }, 't/tool.py'], 'v'],
     ['tools not a list', { name: 'v', tools: {} }, [{ problem: '"tools" must be a list of {"name", "entrypoint", "bootstrap"?, "description"?} objects (or paths)' }], ''],
     ['a long value is shown clipped', { name: 'x'.repeat(70).split('') }, [{ problem: `"name" must be a non-empty string (the pack's category), got ${JSON.stringify('x'.repeat(70).split('')).slice(0, 57)}...` }, 't/tool.py'], 'FOLDER'],
   ];
@@ -174,9 +187,10 @@ describe("a pack's own fields", () => {
   });
 
   it('a tool outside any pack: its folder as inputs, the folders between as its category', async () => {
-    const dir = pack({ 'a/tools/b/tool.py': null, 'tool.py': null });
+    const dir = pack({ 'a/tools/b/tool.py': null, 'c/d/e/tool.py': null, 'tool.py': null });
     expect((await discoverTools(dir)).map((tool) => [tool.source.slice(dir.length + 1), tool.category, tool.inputs, 'pack' in tool])).toEqual([
       ['a/tools/b/tool.py', 'a', [join(dir, 'a/tools/b')], false],
+      ['c/d/e/tool.py', 'c/d', [join(dir, 'c/d/e')], false],
       ['tool.py', dir.split('/').pop(), [dir], false],
     ]);
   });

@@ -186,10 +186,11 @@ describe("pip's configuration, as the sandboxed install reads it", () => {
       expect((await pipAccess(noIndex)).hosts, value).toEqual(off ? [] : ['pypi.org', 'files.pythonhosted.org']);
     }
     // Which words are hosts and which are files: http and https URLs only from their start; a
-    // local index named simple is read with its parent; words that are neither are ignored.
+    // local index named simple is read with its parent; words that are neither are ignored, a
+    // relative path too (package.json is there, relative to this process's cwd).
     const index = join(scratch, 'index', 'simple');
     mkdirSync(index, { recursive: true });
-    const words = [`file://${index}`, index, 'http://plain.example/simple', 'xhttps://evil.example/', 'http://', 'mailto:x', 'xfile:///etc'].join(' ');
+    const words = [`file://${index}`, index, 'http://plain.example/simple', 'xhttps://evil.example/', 'http://', 'mailto:x', 'xfile:///etc', 'package.json'].join(' ');
     const mixed = script('python-words', `process.stdout.write(${JSON.stringify(`global.extra-index-url='${words}'
 global.index-url='https://own.example/simple'
 `)})`);
