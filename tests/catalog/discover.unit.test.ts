@@ -132,6 +132,7 @@ describe("a pack's own fields", () => {
     ['a version not text: a row', { name: 'v', version: 1 }, [{ problem: '"version" must be a string, got 1' }, 't/tool.py'], 'v'],
     ['protocol TWYLT 1.8', { name: 'v', protocol: 'TWYLT 1.8' }, ['t/tool.py'], 'v'],
     ['protocol TWYLT 1', { name: 'v', protocol: 'TWYLT 1' }, ['t/tool.py'], 'v'],
+    ['protocol TWYLT 1.10.2', { name: 'v', protocol: 'TWYLT 1.10.2' }, ['t/tool.py'], 'v'],
     ['protocol TWYLT 2: none run', { name: 'v', protocol: 'TWYLT 2' }, [{ problem: '"protocol" is "TWYLT 2": this scan reads packs of "TWYLT 1"; none of its tools was run' }], ''],
     ['protocol TWYLT 10: none run', { name: 'v', protocol: 'TWYLT 10' }, [{ problem: '"protocol" is "TWYLT 10": this scan reads packs of "TWYLT 1"; none of its tools was run' }], ''],
     ['protocol "x TWYLT 1": none run', { name: 'v', protocol: 'x TWYLT 1' }, [{ problem: '"protocol" is "x TWYLT 1": this scan reads packs of "TWYLT 1"; none of its tools was run' }], ''],

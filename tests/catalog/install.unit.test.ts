@@ -190,13 +190,14 @@ describe("pip's configuration, as the sandboxed install reads it", () => {
     // relative path too (package.json is there, relative to this process's cwd).
     const index = join(scratch, 'index', 'simple');
     mkdirSync(index, { recursive: true });
-    const words = [`file://${index}`, index, 'http://plain.example/simple', 'xhttps://evil.example/', 'http://', 'mailto:x', 'xfile:///etc', 'package.json'].join(' ');
+    const words = [`file://${index}`, `file://${cert}`, index, 'http://plain.example/simple', 'xhttps://evil.example/', 'http://', 'mailto:x', 'xfile:///etc', 'package.json'].join(' ');
     const mixed = script('python-words', `process.stdout.write(${JSON.stringify(`global.extra-index-url='${words}'
 global.index-url='https://own.example/simple'
 `)})`);
     const wordsAccess = await pipAccess(mixed);
     expect(wordsAccess.hosts).toEqual(['plain.example', 'own.example']);
-    expect(wordsAccess.read).toEqual([join(scratch, 'index'), index]);
+    // Only an index named simple brings its parent: a file URL of another name is that file.
+    expect(wordsAccess.read).toEqual([join(scratch, 'index'), cert, index]);
     const failing = script('python-fail', 'process.stderr.write("x\\nno pip here\\n"); process.exit(1)');
     await expect(pipAccess(failing)).rejects.toThrow("cannot read the installer's configuration (pip config list): no pip here");
   });
