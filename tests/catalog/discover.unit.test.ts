@@ -180,6 +180,11 @@ describe("a pack's own fields", () => {
     expect(await outcome(dir)).toEqual(['a/tool.py', 'b/tool.py', 'c/tool.py']);
   });
 
+  it('test folders of every name are never entered', async () => {
+    const dir = pack({ 'test/a/tool.py': null, 'tests/b/tool.py': null, '__tests__/c/tool.py': null, 'testing/d/tool.py': null });
+    expect(await outcome(dir)).toEqual(['testing/d/tool.py']);
+  });
+
   it('a folder named like a tool file is no entry point', async () => {
     const dir = pack({ 'tool.py/x': null, 'tool.ts': null });
     expect(await outcome(dir)).toEqual(['tool.ts']);
