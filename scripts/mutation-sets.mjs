@@ -28,7 +28,11 @@ export const MUTATION_SETS = {
       'packages/twylt/src/toolset/catalog/outside.ts',
       'packages/twylt/src/toolset/catalog/workspaces.ts',
     ],
-    tests: ['tests/catalog/discover.test.ts', 'tests/catalog/install.test.ts', 'tests/catalog/*.unit.test.ts'],
+    // install.test.ts is left out: it runs `twylt scan --install` (real pip and npm installs
+    // over the network) from dist/, so it sees no mutant of src/ and cost minutes per mutant
+    // (a first run estimated 9 hours). The rules it guards end to end are rows of
+    // install.unit.test.ts, which imports the source.
+    tests: ['tests/catalog/discover.test.ts', 'tests/catalog/*.unit.test.ts'],
   },
 };
 

@@ -5,7 +5,7 @@
  * install reads it, the workspaces' folders, and what runs outside the sandbox (from `/`).
  * The installs themselves run in install.test.ts and install-sandbox.test.ts.
  */
-import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -72,6 +72,12 @@ describe('planEnv', () => {
     expect(scripts.dir).not.toBe(plan.dir);
   });
 
+  it("npm: twylt's own packages alone are links, no install command", async () => {
+    const plan = (await planEnv({ tool: 'npm', content: JSON.stringify({ dependencies: { twylt: '*' } }) }, context)) as EnvPlan;
+    expect(plan.command).toEqual([]);
+    expect(Object.keys(plan.links ?? {})).toEqual(['twylt']);
+  });
+
   const refusedNpm: [Record<string, unknown>, string][] = [
     [{ '--registry=x': '1' }, 'its npm dependency "--registry=x" is not a package name (options are never taken from a tool\'s requirements)'],
     [{ '.hidden': '1' }, 'its npm dependency ".hidden" is not a package name (options are never taken from a tool\'s requirements)'],
@@ -94,6 +100,7 @@ describe('planEnv', () => {
     ['no requirements', undefined],
     ['content not text', { tool: 'pip', content: 5 }],
     ['another installer', { tool: 'cargo', content: 'x' }],
+    ['another installer, npm-like content', { tool: 'gem', content: '{"dependencies": {"a": "1"}}' }],
     ['pip, only comments', { tool: 'pip', content: '# nothing\n\n' }],
     ['npm, not JSON', { tool: 'npm', content: '{' }],
     ['npm, no dependencies', { tool: 'npm', content: '{"name": "x"}' }],
@@ -112,6 +119,9 @@ describe('planText, installerLine, defaultEnvsDir', () => {
     ['Collecting x\nERROR: first\n  ERROR: No matching distribution  \nmore', 'ERROR: No matching distribution'],
     ['npm error code E404\nnpm error 404 Not Found - GET x\nnpm error 404 more', 'npm error 404 Not Found - GET x'],
     ['npm ERR! code E404\nnpm ERR! 404 gone', 'npm ERR! 404 gone'],
+    ['ERROR: a\nERROR: b\nERROR: c', 'ERROR: c'],
+    ['see the npm error log\nnpm error why', 'npm error why'],
+    ['npm error see npm error code docs\nnpm error later', 'npm error see npm error code docs'],
     ['npm error code ENOENT', 'npm error code ENOENT'],
     ['first\nlast\n\n  ', 'last'],
     ['\r\n', undefined],
@@ -138,6 +148,10 @@ describe("pip's configuration, as the sandboxed install reads it", () => {
       'global.plain=bare',
       'not a line',
       "  global.spaced='s'  ",
+      "junk.global.ignored='x'",
+      "global.odd=x'a'",
+      "global.odd2='a'b",
+      "global.esc='a\\tb\\rc\\nd'",
     ].join('\r\n');
     expect([...pipConfig(listed)]).toEqual([
       ['index-url', 'https://b.example/simple'],
@@ -146,6 +160,9 @@ describe("pip's configuration, as the sandboxed install reads it", () => {
       ['trusted-host', 'x\ny'],
       ['plain', 'bare'],
       ['spaced', 's'],
+      ['odd', "x'a'"],
+      ['odd2', "'a'b"],
+      ['esc', 'a\tb\rc\nd'],
     ]);
   });
 
@@ -163,6 +180,24 @@ describe("pip's configuration, as the sandboxed install reads it", () => {
     expect((await pipAccess(offline)).hosts).toEqual([]);
     const pypi = script('python-pypi', `process.stdout.write("global.index-url='https://pypi.org/simple'\\n")`);
     expect((await pipAccess(pypi)).hosts).toEqual(['pypi.org', 'files.pythonhosted.org']);
+    // no-index: only pip's true words turn PyPI off.
+    for (const [value, off] of [['on', true], ['YES', true], ['1', true], ['common', false], ['yesno', false], ['0', false]] as const) {
+      const noIndex = script(`python-no-index-${value}`, `process.stdout.write("global.no-index='${value}'\\n")`);
+      expect((await pipAccess(noIndex)).hosts, value).toEqual(off ? [] : ['pypi.org', 'files.pythonhosted.org']);
+    }
+    // Which words are hosts and which are files: http and https URLs only from their start; a
+    // local index named simple is read with its parent; words that are neither are ignored, a
+    // relative path too (package.json is there, relative to this process's cwd).
+    const index = join(scratch, 'index', 'simple');
+    mkdirSync(index, { recursive: true });
+    const words = [`file://${index}`, `file://${cert}`, index, 'http://plain.example/simple', 'xhttps://evil.example/', 'http://', 'mailto:x', 'xfile:///etc', 'package.json'].join(' ');
+    const mixed = script('python-words', `process.stdout.write(${JSON.stringify(`global.extra-index-url='${words}'
+global.index-url='https://own.example/simple'
+`)})`);
+    const wordsAccess = await pipAccess(mixed);
+    expect(wordsAccess.hosts).toEqual(['plain.example', 'own.example']);
+    // Only an index named simple brings its parent: a file URL of another name is that file.
+    expect(wordsAccess.read).toEqual([join(scratch, 'index'), cert, index]);
     const failing = script('python-fail', 'process.stderr.write("x\\nno pip here\\n"); process.exit(1)');
     await expect(pipAccess(failing)).rejects.toThrow("cannot read the installer's configuration (pip config list): no pip here");
   });
@@ -173,6 +208,7 @@ describe('outside the sandbox: from /', () => {
     expect(NEUTRAL_CWD).toBe('/');
     expect(await outsideOutput(process.execPath, ['-e', 'process.stdout.write(process.cwd())'], 'cwd')).toBe('/');
     await expect(outsideOutput(process.execPath, ['-e', 'console.error("a\\nthe reason  "); process.exit(2)'], 'asked')).rejects.toThrow(/^asked: the reason$/);
+    await expect(outsideOutput(process.execPath, ['-e', 'console.error("one\\ntwo\\n  three  "); process.exit(2)'], 'lines')).rejects.toThrow(/^lines: three$/);
     await expect(outsideOutput(process.execPath, ['-e', 'process.exit(2)'], 'silent')).rejects.toThrow(/^silent: Command failed: /);
     await expect(outsideOutput(join(scratch, 'none'), [], 'missing')).rejects.toThrow(/^missing: spawn .* ENOENT$/);
   });
@@ -209,6 +245,7 @@ describe('workspaces', () => {
     ['/packs/weather/tool.py', /^\/root\/weather-[0-9a-f]{12}$/],
     ['/packs/we ath$er/tool.py', /^\/root\/we_ath_er-[0-9a-f]{12}$/],
     ['/packs/..hidden/tool.py', /^\/root\/_hidden-[0-9a-f]{12}$/],
+    ['/packs/v1.2/tool.py', /^\/root\/v1\.2-[0-9a-f]{12}$/],
     ['/tool.py', /^\/root\/tool-[0-9a-f]{12}$/],
     [`/packs/${'n'.repeat(60)}/tool.py`, new RegExp(`^/root/${'n'.repeat(40)}-[0-9a-f]{12}$`)],
   ];

@@ -174,7 +174,7 @@ describe('the argv of a wrap', () => {
     expect(readFileSync(join(call, 'pids.max'), 'utf8')).toBe('9');
   });
 
-  it('a process that cannot join the cgroup is killed and never gets its options', async () => {
+  it('a process that cannot join the cgroup is killed, never gets its options, and started() throws why (a spawn that failed)', async () => {
     const base: CgroupBase = { version: 2, dirs: [mkdtempSync(join(scratch, 'cg-'))] };
     const sandbox = await prepared({ ...NONE, memoryMb: 100 }, base);
     const before = new Set(readdirSync(base.dirs[0]!));
@@ -182,7 +182,17 @@ describe('the argv of a wrap', () => {
     const call = readdirSync(base.dirs[0]!).find((name) => !before.has(name))!;
     mkdirSync(join(base.dirs[0]!, call, 'cgroup.procs'));
     const child = fakeChild();
-    wrapped.started(child.child);
+    const thrown = (() => {
+      try {
+        wrapped.started(child.child);
+      } catch (error) {
+        return error as NodeJS.ErrnoException;
+      }
+    })();
+    expect(thrown?.code).toBe('EISDIR');
+    expect(thrown?.message).toBe(
+      `spawn ${tool} EISDIR: the sandbox could not put it in its call's cgroup, so it never ran (EISDIR: illegal operation on a directory, open '${join(base.dirs[0]!, call, 'cgroup.procs')}')`,
+    );
     await new Promise((done) => setImmediate(done));
     expect(child.kill).toHaveBeenCalledWith('SIGKILL');
     expect(child.written()).toBe('');

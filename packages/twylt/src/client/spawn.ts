@@ -112,7 +112,16 @@ function start(command: readonly string[], env: NodeJS.ProcessEnv | undefined, o
   if (sandboxed) {
     sandboxedChildren.add(child);
     sandboxes.set(child, sandboxed);
-    sandboxed.started(child);
+    try {
+      sandboxed.started(child);
+    } catch (error) {
+      // The sandbox stopped the process before the tool ran (a cgroup it could not join):
+      // the call fails as a spawn that throws, with nothing left behind.
+      killTool(child);
+      for (const stream of child.stdio) stream?.destroy();
+      sandboxed.ended(null, null);
+      throw error;
+    }
     child.once('exit', (code, signal) => {
       const limit = sandboxed.ended(code, signal);
       if (limit) limitsHit.set(child, limit);

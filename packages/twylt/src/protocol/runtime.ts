@@ -42,12 +42,18 @@ export function commandLineArguments(startsWithOption: boolean): string[] {
   return args;
 }
 
+/** Spawn failures that are the consumer's (out of processes, memory, descriptors), not the spawned file's. */
+const CONSUMER_FAULTS = new Set(['EAGAIN', 'ENOMEM', 'EMFILE', 'ENFILE']);
+
 /**
  * Why a command could not be started, worded alike on every runtime: Node's own words
  * (`spawn FILE ENOENT`, `spawn E2BIG`); Bun and Deno word it their own way but set the
  * same error code, which gives Node's form.
  */
 export function spawnFailure(error: NodeJS.ErrnoException, file: string): string {
+  // A sandboxed spawn is of its launcher (bwrap, prlimit): the consumer out of processes,
+  // memory or descriptors fails the call of `file`, and names it, as an unsandboxed spawn does.
+  if (error.path !== file && CONSUMER_FAULTS.has(error.code ?? '') && error.message === `spawn ${error.path} ${error.code}`) return `spawn ${file} ${error.code}`;
   if (error.message.startsWith('spawn ') || typeof error.code !== 'string' || !/^E[A-Z0-9]+$/.test(error.code)) return error.message;
   return `spawn ${file} ${error.code}`;
 }

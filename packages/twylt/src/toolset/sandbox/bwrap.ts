@@ -265,7 +265,7 @@ class Driver {
       env,
       extraPipes: cgroup ? 1 : 0,
       started: (child) => {
-        if (cgroup) joinThenRun(child, cgroup, bwrapArgs);
+        if (cgroup) joinThenRun(child, cgroup, bwrapArgs, file);
       },
       adopted: () => session?.adopt(),
       ended: (exitCode) => {
@@ -354,18 +354,20 @@ function mountArgs(mounts: readonly Mount[]): string[] {
  * Put bwrap (prlimit execs it: the same pid) in the call's cgroup, then give it its
  * arguments on fd 3. bwrap reads them to their end before it makes any namespace, so the
  * tool's cgroup namespace is rooted at the call's cgroup: it cannot name, let alone enter,
- * the cgroups above it. A process that cannot be put there never gets its arguments.
+ * the cgroups above it. A process that cannot be put there never gets its arguments: it is
+ * killed, and the call fails as a spawn of `file` (the tool) that threw.
  */
-function joinThenRun(child: ChildProcess, cgroup: CallCgroup, args: readonly string[]): void {
+function joinThenRun(child: ChildProcess, cgroup: CallCgroup, args: readonly string[], file: string): void {
   const argsPipe = child.stdio[3] as NodeJS.WritableStream & { destroy(): void };
   argsPipe.on('error', () => {});
   try {
     cgroup.join(child.pid!);
-  } catch {
-    // Never let the tool run outside its limits: the call fails as the child is killed.
+  } catch (error) {
+    // Never let the tool run outside its limits.
     argsPipe.destroy();
     child.kill('SIGKILL');
-    return;
+    const { code, message } = error as NodeJS.ErrnoException;
+    throw Object.assign(new Error(`spawn ${file} ${code ?? 'failed'}: the sandbox could not put it in its call's cgroup, so it never ran (${message})`, { cause: error }), { code });
   }
   argsPipe.end(args.map((arg) => `${arg}\0`).join(''));
 }
@@ -385,7 +387,14 @@ function runToEnd(wrapped: SandboxedProcess): Promise<{ failure?: string; status
     child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', (error) => done({ failure: error.message, status: '' }));
-    if (child.pid !== undefined) wrapped.started(child);
+    try {
+      if (child.pid !== undefined) wrapped.started(child);
+    } catch (error) {
+      // Its cgroup could not be joined: the probe fails with why (the child was killed).
+      wrapped.ended(null, null);
+      done({ failure: (error as Error).message, status: '' });
+      return;
+    }
     child.on('close', (code, signal) => {
       wrapped.ended(code, signal);
       done(code === 0 ? { status: stdout } : { failure: stderr.trim() || `exit ${code ?? signal}`, status: stdout });
