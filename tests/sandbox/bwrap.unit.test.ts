@@ -221,6 +221,20 @@ describe('the environment a tool gets', () => {
     }
   });
 
+  it('each protocol variable and LC_* is passed by its exact name; a name that only resembles one is not', async () => {
+    const passed = ['LANG', 'LANGUAGE', 'TZ', 'INPUT_DESCRIBE', 'TWYLT_ERROR_FORMAT', 'TWYLT_DEBUG', 'TOOLSPEC_ERROR_FORMAT', 'TOOLSPEC_DEBUG', 'TWYLT_GUARDRAILS', 'TWYLT_WORKSPACE_ROOT', 'TWYLT_ALLOWED_CWD', 'TWYLT_DISABLE_NETWORK', 'TWYLT_INCIDENT_LOG', 'TWYLT_MAX_INPUT_BYTES', 'PYTHONPATH', 'NODE_PATH', 'LC_CTYPE'];
+    const kept = ['TWYLT_MCP_TOKEN', 'TWYLT_DEBUGGER', 'XLANG', 'LANG_', 'MY_LC_X', 'lc_ctype'];
+    // Set after the probe (which runs the fake bwrap with them: a TZ of that kind crashes it).
+    const sandbox = await prepared(NONE);
+    for (const name of [...passed, ...kept]) process.env[name] = `value of ${name}`;
+    try {
+      const wrapped = sandbox.forTool().wrap([tool], { cwd: work });
+      expect(wrapped.env).toStrictEqual({ PATH: '/usr/bin:/bin', ...Object.fromEntries(passed.map((name) => [name, `value of ${name}`])), HOME: '/tmp/home', TMPDIR: '/tmp' });
+    } finally {
+      for (const name of [...passed, ...kept]) delete process.env[name];
+    }
+  });
+
   it('offline: no proxy variable, no certificate bundle of the consumer, no relay', async () => {
     Object.assign(process.env, { SSL_CERT_FILE: certFile });
     try {
