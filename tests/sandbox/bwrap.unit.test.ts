@@ -30,11 +30,17 @@ const certFile = join(scratch, 'certs', 'ca.pem');
 const certDir = join(scratch, 'certs', 'dir');
 const curlBundle = join(scratch, 'certs', 'curl.pem');
 
-/** A stand-in for bwrap: prints `status` on stdout, `stderr` on stderr, exits with `code`. */
+/**
+ * A stand-in for bwrap: prints `status` on stdout, `stderr` on stderr, exits with `code`. A
+ * shell script (its texts in files beside it), not a Node.js one: every prepareSandbox runs
+ * it, and under mutation testing (docs/mutation.md) each mutant of bwrap.ts runs it again.
+ */
 function fakeBwrap(name: string, status: string, code = 0, stderr = ''): string {
   const file = join(scratch, 'fake', name);
   mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, `#!${process.execPath}\nprocess.stdout.write(${JSON.stringify(status)});\nprocess.stderr.write(${JSON.stringify(stderr)});\nprocess.exitCode = ${code};\n`);
+  writeFileSync(`${file}.out`, status);
+  writeFileSync(`${file}.err`, stderr);
+  writeFileSync(file, `#!/bin/sh\ncat '${file}.out'\ncat '${file}.err' >&2\nexit ${code}\n`);
   chmodSync(file, 0o755);
   return file;
 }
@@ -255,7 +261,7 @@ describe('the environment a tool gets', () => {
 
 describe('a tool allowed some host: the relay and its proxy', () => {
   it('runs the relay with its settings as its last argument, the proxy socket bound in, the proxy variables and CA bundles set and mounted', async () => {
-    Object.assign(process.env, { SSL_CERT_FILE: certFile, SSL_CERT_DIR: `${certDir}:${join(scratch, 'missing')}::relative`, NODE_EXTRA_CA_CERTS: join(scratch, 'missing.pem'), CURL_CA_BUNDLE: '/consumer/curl.pem' });
+    Object.assign(process.env, { SSL_CERT_FILE: certFile, SSL_CERT_DIR: `${certDir}:${join(scratch, 'missing')}::relative`, NODE_EXTRA_CA_CERTS: join(scratch, 'missing.pem'), CURL_CA_BUNDLE: '/consumer/curl.pem', REQUESTS_CA_BUNDLE: certFile });
     try {
       const sandbox = await prepared({ ...NONE, allowNet: ['example.com'] });
       const wrapped = sandbox.forTool({ name: 'fetcher' }).wrap([tool, 'x'], { cwd: work, env: { TWYLT_DISABLE_NETWORK: '0', CURL_CA_BUNDLE: curlBundle } });
@@ -274,6 +280,7 @@ describe('a tool allowed some host: the relay and its proxy', () => {
         NODE_EXTRA_CA_CERTS: join(scratch, 'missing.pem'),
         SSL_CERT_FILE: certFile,
         SSL_CERT_DIR: `${certDir}:${join(scratch, 'missing')}::relative`,
+        REQUESTS_CA_BUNDLE: certFile,
       });
       const command = wrapped.command;
       const dash = command.indexOf('--', 1);
@@ -311,7 +318,7 @@ describe('a tool allowed some host: the relay and its proxy', () => {
       expect(wrapped.ended(0, null)).toBeUndefined();
       expect(existsSync(socket)).toBe(false);
     } finally {
-      for (const name of ['SSL_CERT_FILE', 'SSL_CERT_DIR', 'NODE_EXTRA_CA_CERTS', 'CURL_CA_BUNDLE']) delete process.env[name];
+      for (const name of ['SSL_CERT_FILE', 'SSL_CERT_DIR', 'NODE_EXTRA_CA_CERTS', 'CURL_CA_BUNDLE', 'REQUESTS_CA_BUNDLE']) delete process.env[name];
     }
   });
 
