@@ -8,7 +8,7 @@
  * end-to-end files (sandbox.test.ts, hostile*.test.ts).
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { connect } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -17,7 +17,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { prepareSandbox, SandboxUnavailableError, type PreparedSandbox } from '../../packages/twylt/src/toolset/sandbox/bwrap.js';
 import { systemMounts } from '../../packages/twylt/src/toolset/sandbox/files.js';
-import type { CgroupBase } from '../../packages/twylt/src/toolset/sandbox/limits.js';
+import { CallCgroup, findCgroupBase, type CgroupBase } from '../../packages/twylt/src/toolset/sandbox/limits.js';
 import type { SandboxPolicy } from '../../packages/twylt/src/toolset/sandbox/policy.js';
 import { relayMain } from '../../packages/twylt/src/toolset/sandbox/relay.js';
 import { SANDBOX_SKIP_REASON } from './support.js';
@@ -40,7 +40,7 @@ function fakeBwrap(name: string, status: string, code = 0, stderr = ''): string 
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(`${file}.out`, status);
   writeFileSync(`${file}.err`, stderr);
-  writeFileSync(file, `#!/bin/sh\ncat '${file}.out'\ncat '${file}.err' >&2\nexit ${code}\n`);
+  writeFileSync(file, `#!/bin/sh\n/bin/cat '${file}.out'\n/bin/cat '${file}.err' >&2\nexit ${code}\n`);
   chmodSync(file, 0o755);
   return file;
 }
@@ -424,6 +424,7 @@ describe('the probe: prepareSandbox refuses a sandbox that does not work', () =>
     ['no CapEff line', () => fakeBwrap('nocaps', 'Name:\tnode\n'), NONE, 'leaves the tool capabilities here (CapEff unknown, expected 0)'],
     ['CapEff 0 not on its own line', () => fakeBwrap('late', 'XCapEff:\t0\n'), NONE, '(CapEff unknown, expected 0)'],
     ['CapEff 0 followed by more', () => fakeBwrap('more', 'CapEff:\t00001\n'), NONE, '(CapEff 00001, expected 0)'],
+    ['CapEff after two tabs', () => fakeBwrap('tabs', 'CapEff:\t\t01\n'), NONE, '(CapEff 01, expected 0)'],
     ['bwrap fails', () => fakeBwrap('fails', '', 1, 'bwrap: setting up uid map: Permission denied\n'), NONE, 'cannot make a sandbox here: bwrap: setting up uid map: Permission denied'],
     ['bwrap fails silently', () => fakeBwrap('silent', 'CapEff:\t0\n', 3), NONE, 'cannot make a sandbox here: exit 3'],
     ['bwrap missing', () => join(scratch, 'no-bwrap'), NONE, `cannot make a sandbox here: spawn ${join(scratch, 'no-bwrap')} ENOENT`],
@@ -480,6 +481,226 @@ describe('the probe: prepareSandbox refuses a sandbox that does not work', () =>
     expect(readFileSync(join(memory!, 'cgroup.procs'), 'utf8')).toMatch(/^\d+$/);
     expect(readFileSync(join(pids!, 'cgroup.procs'), 'utf8')).toBe(readFileSync(join(memory!, 'cgroup.procs'), 'utf8'));
     expect(readFileSync(join(memory!, 'memory.limit_in_bytes'), 'utf8')).toBe(String(64 * 1024 * 1024));
+  });
+});
+
+describe("prepareSandbox's choices: the platform, where bwrap and prlimit come from, the cgroup, the log", () => {
+  /** A fake bwrap that also writes its arguments, NUL-terminated, to `record`. */
+  function recorder(name: string, record: string): string {
+    const file = fakeBwrap(name, 'CapEff:\t0000000000000000\n');
+    writeFileSync(file, `#!/bin/sh\nprintf '%s\\0' "$@" > '${record}'\n/bin/cat '${file}.out'\n`);
+    return file;
+  }
+  const withPath = async <T>(path: string, run: () => Promise<T>): Promise<T> => {
+    const before = process.env.PATH;
+    process.env.PATH = path;
+    try {
+      return await run();
+    } finally {
+      process.env.PATH = before;
+    }
+  };
+  const emptyDir = () => mkdtempSync(join(scratch, 'empty-'));
+  const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: Error) => error);
+
+  it('not Linux: refused before anything else, naming the platform', async () => {
+    const platform = Object.getOwnPropertyDescriptor(process, 'platform')!;
+    Object.defineProperty(process, 'platform', { value: 'darwin' });
+    try {
+      const error = await failure(prepareSandbox(NONE, { bwrap: ok, cgroup: null }));
+      expect(error).toBeInstanceOf(SandboxUnavailableError);
+      expect((error as Error).message).toBe(
+        "--sandbox needs Linux with bubblewrap; darwin is not supported yet (macOS's sandbox-exec is designed for in docs/sandbox.md); refusing to run tools unsandboxed (docs/sandbox.md)",
+      );
+    } finally {
+      Object.defineProperty(process, 'platform', platform);
+    }
+  });
+
+  it('bwrap from PATH when neither the options nor TWYLT_SANDBOX_BWRAP name one; refused when PATH has none', async () => {
+    const bin = emptyDir();
+    writeFileSync(join(bin, 'bwrap'), `#!/bin/sh\n/bin/cat '${ok}.out'\n`);
+    chmodSync(join(bin, 'bwrap'), 0o755);
+    const found = await withPath(bin, () => prepareSandbox(NONE, { cgroup: null }));
+    opened.push(found);
+    expect(found.forTool().wrap([tool], { cwd: work }).command[0]).toBe(join(bin, 'bwrap'));
+    const error = await withPath(emptyDir(), () => failure(prepareSandbox(NONE, { cgroup: null })));
+    expect((error as Error).message).toBe('bubblewrap (bwrap) is not on PATH: install it (Debian: apt-get install bubblewrap); refusing to run tools unsandboxed (docs/sandbox.md)');
+  });
+
+  it('prlimit not on PATH: refused when a limit needs it, not when none does', async () => {
+    const bin = emptyDir();
+    const error = await withPath(bin, () => failure(prepareSandbox({ ...NONE, cpuSeconds: 5 }, { bwrap: ok, cgroup: null })));
+    expect((error as Error).message).toBe('prlimit (util-linux) is not on PATH, and the limits need it; refusing to run tools unsandboxed (docs/sandbox.md)');
+    const none = await withPath(bin, () => prepareSandbox(NONE, { bwrap: ok, cgroup: null }));
+    opened.push(none);
+    expect(none.limits).toBe('none');
+  });
+
+  it('a cgroup only for a memory or a process limit: with neither, none is made; a process limit alone has one with pids.max', async () => {
+    const base: CgroupBase = { version: 2, dirs: [mkdtempSync(join(scratch, 'cg-'))] };
+    const free = await prepared(NONE, base);
+    expect(free.limits).toBe('none');
+    expect(free.forTool().wrap([tool], { cwd: work }).command).toEqual([ok, ...bwrapArgs([], TOOL_MOUNTS), '--', tool]);
+    expect(readdirSync(base.dirs[0]!)).toEqual([]);
+    const counted = await prepared({ ...NONE, processes: 5 }, base);
+    expect(counted.limits).toBe('cgroup');
+    const before = new Set(readdirSync(base.dirs[0]!));
+    expect(counted.forTool().wrap([tool], { cwd: work }).command).toEqual([ok, '--args', '3', '--', tool]);
+    const call = join(base.dirs[0]!, readdirSync(base.dirs[0]!).find((name) => !before.has(name))!);
+    expect(readdirSync(call)).toEqual(['pids.max']);
+  });
+
+  it("the dead consumers' call cgroups are swept as a sandbox is prepared, a live one's kept", async () => {
+    const base: CgroupBase = { version: 2, dirs: [mkdtempSync(join(scratch, 'cg-'))] };
+    // Above any pid_max (2^22): no such process.
+    mkdirSync(join(base.dirs[0]!, 'twylt-2147483646-1'));
+    mkdirSync(join(base.dirs[0]!, `twylt-${process.pid}-999999`));
+    await prepared({ ...NONE, memoryMb: 8 }, base);
+    expect(readdirSync(base.dirs[0]!)).toContain(`twylt-${process.pid}-999999`);
+    expect(readdirSync(base.dirs[0]!)).not.toContain('twylt-2147483646-1');
+    rmSync(join(base.dirs[0]!, `twylt-${process.pid}-999999`), { recursive: true });
+  });
+
+  it("the consumer's own cgroup (findCgroupBase) when the options name none", async () => {
+    const sandbox = await prepareSandbox({ ...NONE, memoryMb: 64 }, { bwrap: ok });
+    opened.push(sandbox);
+    expect(sandbox.limits).toBe(findCgroupBase() ? 'cgroup' : 'rlimit');
+  });
+
+  it('not root: a process limit without a cgroup is an rlimit (--nproc), not a refusal', async () => {
+    vi.spyOn(process, 'getuid').mockReturnValue(1000);
+    try {
+      const sandbox = await prepared({ ...NONE, processes: 5 });
+      expect(sandbox.limits).toBe('rlimit');
+      expect(sandbox.forTool().wrap([tool], { cwd: work }).command).toEqual(['/usr/bin/prlimit', '--core=0', '--nproc=5', '--', ok, ...bwrapArgs([], TOOL_MOUNTS), '--', tool]);
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+
+  it("without a log of the consumer's, a refusal is a line on stderr", async () => {
+    const sandbox = await prepareSandbox({ ...NONE, allowNet: ['example.com'] }, { bwrap: ok, cgroup: null });
+    opened.push(sandbox);
+    const wrapped = sandbox.forTool().wrap([tool], { cwd: work });
+    const socket = wrapped.command[wrapped.command.indexOf('/run/twylt-proxy.sock') - 1]!;
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      await new Promise<void>((done) => {
+        const client = connect(socket);
+        client.on('data', () => {});
+        client.on('close', () => done());
+        client.write('CONNECT evil.example:443 HTTP/1.1\r\n\r\n');
+      });
+      expect(stderr.mock.calls.map(([text]) => text)).toContain('twylt sandbox: refused a connection to evil.example:443 of the tool "tool": evil.example:443 is not an allowed host (--sandbox-allow-net)\n');
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+
+  it('the probe: offline (no relay, no proxy socket) even for a consumer allowed a host; in a fresh empty folder, removed after', async () => {
+    const record = join(scratch, 'probe-argv');
+    await prepared({ ...NONE, allowNet: ['example.com'] }, null, recorder('recorder', record));
+    const { readFileSync } = await import('node:fs');
+    const argv = readFileSync(record, 'utf8').split('\0').slice(0, -1);
+    expect(argv).not.toContain('/run/twylt-proxy.sock');
+    const inside = argv.slice(argv.indexOf('--') + 1);
+    expect(inside.slice(0, 2)).toEqual([process.execPath, '-e']);
+    expect(inside[2]).toContain("readFileSync('/proc/self/status', 'utf8')");
+    expect(inside).toHaveLength(3);
+    const cwd = argv[argv.indexOf('--chdir') + 1]!;
+    expect(dirname(cwd)).toBe(tmpdir());
+    expect(cwd.startsWith(join(tmpdir(), 'twylt-sandbox-probe-'))).toBe(true);
+    expect(existsSync(cwd)).toBe(false);
+  });
+
+  it('a probe whose folder is gone by its end (the tool removed it) is no failure', async () => {
+    const file = fakeBwrap('remover', 'CapEff:\t0000000000000000\n');
+    writeFileSync(file, `#!/bin/sh\nwhile [ $# -gt 0 ]; do [ "$1" = --chdir ] && /bin/rmdir "$2"; shift; done\n/bin/cat '${file}.out'\n`);
+    expect((await prepared(NONE, null, file)).limits).toBe('none');
+  });
+
+  it('a probe that cannot even be set up (a policy exposing /) is refused with the reason', async () => {
+    const error = await failure(prepareSandbox({ ...NONE, allowRead: ['/'] }, { bwrap: ok, cgroup: null }));
+    expect(error).toBeInstanceOf(SandboxUnavailableError);
+    expect((error as Error).message).toMatch(/^the sandbox cannot be set up: the sandbox refuses to expose \/: it is \/ or holds the home folder .*; refusing to run tools unsandboxed \(docs\/sandbox\.md\)$/);
+  });
+});
+
+describe('a tool allowed some host: more rows', () => {
+  it('TWYLT_DISABLE_NETWORK is offline only as a whole word (1, true, yes, on): 1x, x1 and 0 leave the relay on', async () => {
+    const sandbox = await prepared({ ...NONE, allowNet: ['example.com'] });
+    for (const value of ['1x', 'x1', 'yes please', '0']) {
+      const wrapped = sandbox.forTool().wrap([tool], { cwd: work, env: { TWYLT_DISABLE_NETWORK: value } });
+      expect(wrapped.env.HTTPS_PROXY, value).toBe('http://127.0.0.1:3128');
+      expect(wrapped.command).toContain('/run/twylt-proxy.sock');
+    }
+  });
+
+  it('the relay argv whole, with a runtime under /usr (no mount for it): the system mounts, /tmp, the tool, the socket, nothing else', async () => {
+    const execPath = process.execPath;
+    process.execPath = '/usr/bin/node';
+    try {
+      const sandbox = await prepared({ ...NONE, allowNet: ['example.com'] });
+      const wrapped = sandbox.forTool().wrap([tool], { cwd: work });
+      const dash = wrapped.command.indexOf('--', 1);
+      const args = wrapped.command.slice(1, dash);
+      const socket = args[args.indexOf('/run/twylt-proxy.sock') - 1]!;
+      expect(args).toEqual([...HEAD, ...mountArgs(), '--tmpfs', '/tmp', '--dir', '/tmp/home', ...TOOL_MOUNTS, '--ro-bind', socket, '/run/twylt-proxy.sock', '--remount-ro', '/', '--chdir', work]);
+      expect(wrapped.command.slice(dash + 1, dash + 3)).toEqual(['/usr/bin/node', '-e']);
+    } finally {
+      process.execPath = execPath;
+    }
+  });
+
+  it('the proxy lets an allowed host through; the same proxy for the same hosts in another order or case; a new one after close()', async () => {
+    const server = createServer((socket) => socket.end('upstream\n'));
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const sandbox = await prepared(NONE);
+      const socketOf = (command: readonly string[]) => command[command.indexOf('/run/twylt-proxy.sock') - 1]!;
+      const first = socketOf(sandbox.forTool({ name: 't', policy: { allowNet: ['b.example', `127.0.0.1:${port}`] } }).wrap([tool], { cwd: work }).command);
+      const same = socketOf(sandbox.forTool({ name: 't', policy: { allowNet: [`127.0.0.1:${port}`, 'B.Example'] } }).wrap([tool], { cwd: work }).command);
+      expect(dirname(same)).toBe(dirname(first));
+      const answer = await new Promise<string>((done) => {
+        const client = connect(first);
+        let text = '';
+        client.on('data', (chunk) => (text += chunk.toString()));
+        client.on('close', () => done(text));
+        client.write(`CONNECT 127.0.0.1:${port} HTTP/1.1\r\n\r\n`);
+      });
+      expect(answer).toBe('HTTP/1.1 200 Connection established\r\n\r\nupstream\n');
+      await sandbox.close();
+      const after = socketOf(sandbox.forTool({ name: 't', policy: { allowNet: ['b.example'] } }).wrap([tool], { cwd: work }).command);
+      expect(dirname(after)).not.toBe(dirname(first));
+      expect(existsSync(after)).toBe(true);
+    } finally {
+      server.close();
+    }
+  });
+
+  it("a session that cannot listen fails the wrap with the proxy's error, and the call's cgroup is removed", async () => {
+    for (const base of [null, { version: 2, dirs: [mkdtempSync(join(scratch, 'cg-'))] } as CgroupBase]) {
+      const sandbox = await prepared({ ...NONE, allowNet: ['example.com'], memoryMb: base ? 16 : 0 }, base);
+      const first = sandbox.forTool().wrap([tool], { cwd: work }).command;
+      const socket = first.includes('--args') ? undefined : first[first.indexOf('/run/twylt-proxy.sock') - 1];
+      // A plain folder keeps the limits' files, so rmdir fails there: the call to remove() is what is seen.
+      const remove = vi.spyOn(CallCgroup.prototype, 'remove');
+      // The proxy's folder gone: its next session cannot listen.
+      const dir = socket ? dirname(socket) : undefined;
+      if (dir) rmSync(dir, { recursive: true, force: true });
+      else {
+        // With a cgroup the socket is in the options on fd 3: the proxy's folder is the only twylt-proxy-* folder made since.
+        for (const name of readdirSync(tmpdir()).filter((entry) => entry.startsWith('twylt-proxy-'))) {
+          const path = join(tmpdir(), name);
+          if (readdirSync(path).includes('call-1.sock') && !readdirSync(path).includes('call-2.sock')) rmSync(path, { recursive: true, force: true });
+        }
+      }
+      expect(() => sandbox.forTool().wrap([tool], { cwd: work })).toThrow(/^the sandbox's proxy cannot listen on .*\/call-2\.sock$/);
+      expect(remove).toHaveBeenCalledTimes(base ? 1 : 0);
+      vi.restoreAllMocks();
+    }
   });
 });
 
