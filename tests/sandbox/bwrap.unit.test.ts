@@ -683,20 +683,18 @@ describe('a tool allowed some host: more rows', () => {
   it("a session that cannot listen fails the wrap with the proxy's error, and the call's cgroup is removed", async () => {
     for (const base of [null, { version: 2, dirs: [mkdtempSync(join(scratch, 'cg-'))] } as CgroupBase]) {
       const sandbox = await prepared({ ...NONE, allowNet: ['example.com'], memoryMb: base ? 16 : 0 }, base);
-      const first = sandbox.forTool().wrap([tool], { cwd: work }).command;
-      const socket = first.includes('--args') ? undefined : first[first.indexOf('/run/twylt-proxy.sock') - 1];
+      const first = sandbox.forTool().wrap([tool], { cwd: work });
+      // With a cgroup the options (the socket among them) go on fd 3.
+      const child = fakeChild();
+      first.started(child.child);
+      await new Promise((done) => setImmediate(done));
+      const args = base ? child.written().split('\0') : first.command;
+      const socket = args[args.indexOf('/run/twylt-proxy.sock') - 1]!;
+      expect(socket).toMatch(/\/twylt-proxy-[^/]+\/call-1\.sock$/);
+      // The proxy's own folder gone: its next session cannot listen.
+      rmSync(dirname(socket), { recursive: true, force: true });
       // A plain folder keeps the limits' files, so rmdir fails there: the call to remove() is what is seen.
       const remove = vi.spyOn(CallCgroup.prototype, 'remove');
-      // The proxy's folder gone: its next session cannot listen.
-      const dir = socket ? dirname(socket) : undefined;
-      if (dir) rmSync(dir, { recursive: true, force: true });
-      else {
-        // With a cgroup the socket is in the options on fd 3: the proxy's folder is the only twylt-proxy-* folder made since.
-        for (const name of readdirSync(tmpdir()).filter((entry) => entry.startsWith('twylt-proxy-'))) {
-          const path = join(tmpdir(), name);
-          if (readdirSync(path).includes('call-1.sock') && !readdirSync(path).includes('call-2.sock')) rmSync(path, { recursive: true, force: true });
-        }
-      }
       expect(() => sandbox.forTool().wrap([tool], { cwd: work })).toThrow(/^the sandbox's proxy cannot listen on .*\/call-2\.sock$/);
       expect(remove).toHaveBeenCalledTimes(base ? 1 : 0);
       vi.restoreAllMocks();
