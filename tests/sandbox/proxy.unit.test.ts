@@ -47,7 +47,7 @@ const lookup = async (host: string): Promise<ResolvedAddress[]> => {
 };
 
 /** Send `request` (all at once) on a session of a proxy allowing `allowed`; what came back until it closed, or `until` matched. */
-async function exchange(allowed: string[], request: string | Buffer, options: ProxyOptions & { until?: RegExp; then?: (socket: Socket) => void } = {}): Promise<{ answer: string; refusals: ProxyRefusal[] }> {
+async function exchange(allowed: string[], request: string | Buffer, options: ProxyOptions & { until?: RegExp; onMatch?: (socket: Socket) => void } = {}): Promise<{ answer: string; refusals: ProxyRefusal[] }> {
   const refusals: ProxyRefusal[] = [];
   const proxy = startProxy(allowed, { lookup, onRefusal: (refusal) => refusals.push(refusal), ...options });
   try {
@@ -59,7 +59,7 @@ async function exchange(allowed: string[], request: string | Buffer, options: Pr
       client.on('data', (data) => {
         text += data.toString('latin1');
         if (options.until?.test(text)) {
-          if (options.then) options.then(client);
+          if (options.onMatch) options.onMatch(client);
           else client.destroy();
         }
       });
@@ -151,7 +151,7 @@ describe('the head and the upstream', () => {
     sockets.length = 0;
     const { answer } = await exchange([`127.0.0.1:${port}`], `CONNECT 127.0.0.1:${port} HTTP/1.1\r\n\r\nEARLY`, {
       until: /upstream answer$/,
-      then: () => sockets.at(-1)!.resetAndDestroy(),
+      onMatch: () => sockets.at(-1)!.resetAndDestroy(),
     });
     expect(answer).toBe('HTTP/1.1 200 Connection established\r\n\r\nupstream answer');
   });
