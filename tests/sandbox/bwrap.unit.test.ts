@@ -702,6 +702,54 @@ describe('a tool allowed some host: more rows', () => {
   });
 });
 
+describe("one launcher's calls", () => {
+  it('each command its own mounts (the cache is per command, cwd and environment)', async () => {
+    const other = join(scratch, 'other', 'bin', 'tool');
+    mkdirSync(dirname(other), { recursive: true });
+    writeFileSync(other, '#!/bin/sh\n');
+    chmodSync(other, 0o755);
+    const launcher = (await prepared(NONE)).forTool();
+    expect(launcher.wrap([tool], { cwd: work }).command).toEqual([ok, ...bwrapArgs([], TOOL_MOUNTS), '--', tool]);
+    const otherPrefix = join(scratch, 'other');
+    expect(launcher.wrap([other], { cwd: work }).command).toEqual([ok, ...bwrapArgs([], ['--ro-bind', otherPrefix, otherPrefix, '--bind', work, work]), '--', other]);
+  });
+
+  it("a warm process's session, adopted by a call: its refusals are published in that call's context, not the one that opened it", async () => {
+    const { AsyncLocalStorage } = await import('node:async_hooks');
+    const call = new AsyncLocalStorage<string>();
+    const sandbox = await prepared({ ...NONE, allowNet: ['example.com'] });
+    const wrapped = call.run('the call that started it', () => sandbox.forTool({ name: 'warm' }).wrap([tool], { cwd: work }));
+    call.run('the call that took it', () => wrapped.adopted?.());
+    const socket = wrapped.command[wrapped.command.indexOf('/run/twylt-proxy.sock') - 1]!;
+    const contexts: (string | undefined)[] = [];
+    const listener = () => contexts.push(call.getStore());
+    subscribe('twylt:sandbox:refusal', listener);
+    try {
+      await new Promise<void>((done) => {
+        const client = connect(socket);
+        client.on('data', () => {});
+        client.on('close', () => done());
+        client.write('CONNECT evil.example:443 HTTP/1.1\r\n\r\n');
+      });
+    } finally {
+      unsubscribe('twylt:sandbox:refusal', listener);
+    }
+    expect(contexts).toEqual(['the call that took it']);
+    // Offline there is no session: adopting and ending are no-ops.
+    const offline = sandbox.forTool().wrap([tool], { cwd: work, env: { TWYLT_DISABLE_NETWORK: '1' } });
+    expect(() => offline.adopted?.()).not.toThrow();
+    expect(offline.ended(0, null)).toBeUndefined();
+  });
+
+  it('a certificate file whose path has a colon is mounted whole (only SSL_CERT_DIR is a list)', async () => {
+    const colon = join(scratch, 'ca:dir', 'ca.pem');
+    mkdirSync(dirname(colon), { recursive: true });
+    writeFileSync(colon, 'CA');
+    const wrapped = (await prepared({ ...NONE, allowNet: ['example.com'] })).forTool().wrap([tool], { cwd: work, env: { NODE_EXTRA_CA_CERTS: colon } });
+    expect(wrapped.command.join(' ')).toContain(`--ro-bind ${colon} ${colon}`);
+  });
+});
+
 describe.skipIf(SANDBOX_SKIP_REASON !== undefined)('the probe with the real bubblewrap', () => {
   it('passes with no capability left, under prlimit, /tmp sized', async () => {
     const sandbox = await prepared({ ...NONE, cpuSeconds: 30, memoryMb: 8192 }, null, '/usr/bin/bwrap');

@@ -177,6 +177,27 @@ describe("the tool's environment, allowRead, allowWrite, workspaces", () => {
   it('SandboxPolicyError is named so', () => expect(new SandboxPolicyError('x').name).toBe('SandboxPolicyError'));
 });
 
+describe('the packages a node_modules links to', () => {
+  beforeAll(() => {
+    // A monorepo's node_modules linking into a package's own node_modules (inside the repository).
+    file(join(root, 'mono2', 'package.json'));
+    file(join(root, 'mono2', 'apps', 'a', 'package.json'));
+    file(join(root, 'mono2', 'apps', 'a', 'main.js'));
+    mkdirSync(join(root, 'mono2', 'packages', 'dep', 'node_modules', 'inner'), { recursive: true });
+    mkdirSync(join(root, 'mono2', 'node_modules'), { recursive: true });
+    symlinkSync(join(root, 'mono2', 'packages', 'dep', 'node_modules', 'inner'), join(root, 'mono2', 'node_modules', 'dep'));
+    // A project whose node_modules is a file, not a folder.
+    file(join(root, 'nmfile', 'package.json'));
+    file(join(root, 'nmfile', 'main.js'));
+    file(join(root, 'nmfile', 'node_modules'));
+  });
+  const rows: [string, () => Mount[], Mount[]][] = [
+    ['a link to a package in another node_modules: that node_modules folder (one mount for its packages)', () => mounts(['node', join(root, 'mono2', 'apps', 'a', 'main.js')]), [...ro('mono2/apps/a', 'mono2/node_modules', 'mono2/packages/dep/node_modules'), ...rw('work')]],
+    ['a node_modules that is a file: nothing to follow in it', () => mounts(['node', join(root, 'nmfile', 'main.js')]), [...ro('nmfile'), ...rw('work')]],
+  ];
+  for (const [what, got, expected] of rows) it(what, () => expect(sorted(got())).toEqual(sorted(expected)));
+});
+
 describe('findExecutable', () => {
   beforeAll(() => {
     file(join(root, 'path1', 'both'), '', 0o644);

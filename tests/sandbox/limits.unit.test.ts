@@ -6,7 +6,7 @@
  * end to end by hostile.test.ts and sandbox.test.ts.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -201,5 +201,20 @@ describe('findCgroupBase', () => {
     }
     // Its own probe folder is gone (other test files' consumers may be probing beside it at this moment).
     for (const dir of base.dirs) expect(readdirSync(dir)).not.toContain(`twylt-probe-${process.pid}`);
+  });
+
+  it("this machine's own v1 cgroup where the probe folder cannot be made (it is there already): none", () => {
+    const base = findCgroupBase();
+    if (base?.version !== 1) return;
+    const names = base.dirs.map((dir, index) => dir.slice(`/sys/fs/cgroup/${index === 0 ? 'memory' : 'pids'}`.length) || '/');
+    const text = `4:memory:${names[0]}\n8:pids:${names[1]}\n`;
+    const blocker = join(base.dirs[0]!, `twylt-probe-${process.pid}`);
+    mkdirSync(blocker);
+    try {
+      expect(findCgroupBase('/sys/fs/cgroup', self(text))).toBeUndefined();
+    } finally {
+      rmdirSync(blocker);
+    }
+    expect(findCgroupBase('/sys/fs/cgroup', self(text))).toEqual(base);
   });
 });

@@ -221,10 +221,12 @@ class Driver {
     const workspaces = [tool.workspace, env.TWYLT_WORKSPACE_ROOT].filter((dir): dir is string => dir !== undefined && dir !== '');
     const key = JSON.stringify([command, here, workspaces, env.PATH, env.PYTHONPATH, env.NODE_PATH, relay, certificates]);
     let mounts = cache.get(key);
+    // Stryker disable next-line ConditionalExpression: the cache only saves computing the same list again (toolMounts is pure for a key)
     if (!mounts) {
       // The relay runs on the consumer's own runtime: its install prefix is readable too.
       const allowRead = relay ? [...policy.allowRead, ...runtimeFolder(), ...certificates] : policy.allowRead;
       mounts = toolMounts({ command, cwd: here, workspaces, env, allowRead, allowWrite: policy.allowWrite });
+      // Stryker disable next-line CallExpression: the cache only saves computing the same list again (toolMounts is pure for a key)
       cache.set(key, mounts);
     }
     const cgroup = this.#cgroup && (policy.memoryMb > 0 || policy.processes > 0) ? new CallCgroup(this.#cgroup, policy.memoryMb, policy.processes) : undefined;
