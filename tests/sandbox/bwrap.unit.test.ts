@@ -750,6 +750,60 @@ describe("one launcher's calls", () => {
   });
 });
 
+describe('limits and runtimes, more rows', () => {
+  it("a tool's own policy without memory or process limits gets no call cgroup under a consumer that has one", async () => {
+    const base: CgroupBase = { version: 2, dirs: [mkdtempSync(join(scratch, 'cg-'))] };
+    const sandbox = await prepared({ ...NONE, memoryMb: 64 }, base);
+    const before = readdirSync(base.dirs[0]!);
+    const wrapped = sandbox.forTool({ policy: { memoryMb: 0, processes: 0 } }).wrap([tool], { cwd: work });
+    expect(wrapped.command).toEqual([ok, ...bwrapArgs([], TOOL_MOUNTS), '--', tool]);
+    expect(wrapped.extraPipes).toBe(0);
+    expect(readdirSync(base.dirs[0]!)).toEqual(before);
+  });
+
+  it('with a cgroup, prlimit sets only the CPU time and core files: memory and processes are the cgroup\'s', async () => {
+    const base: CgroupBase = { version: 2, dirs: [mkdtempSync(join(scratch, 'cg-'))] };
+    const sandbox = await prepared({ cpuSeconds: 2, memoryMb: 64, processes: 5 }, base);
+    expect(sandbox.forTool().wrap([tool], { cwd: work }).command).toEqual(['/usr/bin/prlimit', '--core=0', '--cpu=2:3', '--', ok, '--args', '3', '--', tool]);
+  });
+
+  it("the probe's call ends as a call does: its cgroup removed", async () => {
+    const base: CgroupBase = { version: 2, dirs: [mkdtempSync(join(scratch, 'cg-'))] };
+    const remove = vi.spyOn(CallCgroup.prototype, 'remove');
+    try {
+      await prepared({ ...NONE, memoryMb: 64 }, base);
+      expect(remove).toHaveBeenCalledTimes(1);
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+
+  const runtimes: [string, () => string, (runtime: string) => string[]][] = [
+    ['a runtime outside a bin folder: its own folder', () => join(scratch, 'rt', 'node'), (runtime) => ['--ro-bind', dirname(runtime), dirname(runtime)]],
+    ['a runtime in a folder under /usr: none (a system folder)', () => '/usr/lib/os-release', () => []],
+  ];
+  for (const [what, runtime, mounts] of runtimes) {
+    it(`the relay's runtime mounted for a tool allowed a host: ${what}`, async () => {
+      const path = runtime();
+      if (path.startsWith(scratch)) {
+        mkdirSync(dirname(path), { recursive: true });
+        writeFileSync(path, '');
+      }
+      const execPath = process.execPath;
+      process.execPath = path;
+      try {
+        const wrapped = (await prepared({ ...NONE, allowNet: ['example.com'] })).forTool().wrap([tool], { cwd: work });
+        const args = wrapped.command.slice(1, wrapped.command.indexOf('--', 1));
+        const socket = args[args.indexOf('/run/twylt-proxy.sock') - 1]!;
+        // The read-only mounts shortest first (scratch/rt before scratch/prefix), then the workspace.
+        expect(args).toEqual([...HEAD, ...mountArgs(), '--tmpfs', '/tmp', '--dir', '/tmp/home', ...mounts(path), ...TOOL_MOUNTS, '--ro-bind', socket, '/run/twylt-proxy.sock', '--remount-ro', '/', '--chdir', work]);
+      } finally {
+        process.execPath = execPath;
+      }
+    });
+  }
+});
+
 describe.skipIf(SANDBOX_SKIP_REASON !== undefined)('the probe with the real bubblewrap', () => {
   it('passes with no capability left, under prlimit, /tmp sized', async () => {
     const sandbox = await prepared({ ...NONE, cpuSeconds: 30, memoryMb: 8192 }, null, '/usr/bin/bwrap');

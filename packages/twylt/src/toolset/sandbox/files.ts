@@ -230,7 +230,6 @@ function shebang(file: string): string | undefined {
     const line = head.subarray(0, length).toString('latin1').split('\n')[0]!;
     const match = /^#!\s*(\/\S+)/.exec(line);
     return match?.[1];
-  // Stryker disable next-line BlockStatement: without the return the function ends as undefined all the same
   } catch {
     return undefined;
   } finally {
