@@ -310,7 +310,7 @@ describe('a tool allowed some host: the relay and its proxy', () => {
           client.write('CONNECT evil.example.net:443 HTTP/1.1\r\n\r\n');
         });
         expect(answer).toMatch(/^HTTP\/1\.1 403 Forbidden\r\n/);
-        expect(refusals).toEqual([{ reason: 'network', tool: 'fetcher', host: 'evil.example.net' }]);
+        expect(refusals).toStrictEqual([{ reason: 'network', tool: 'fetcher', host: 'evil.example.net' }]);
       } finally {
         unsubscribe('twylt:sandbox:refusal', listener);
       }
@@ -379,7 +379,7 @@ describe("a call's end: the limit it ran into", () => {
       expect(wrapped.ended(code, null)).toBe(expected);
       rmSync(join(call, 'memory.events'));
     }
-    expect(refusals).toEqual([{ reason: 'memory', tool: 'hog' }]);
+    expect(refusals).toStrictEqual([{ reason: 'memory', tool: 'hog' }]);
     // Removed at once when empty; the retries take the rest.
     await new Promise((done) => setTimeout(done, 300));
     expect(readdirSync(base.dirs[0]!)).toEqual([...probe]);
@@ -391,7 +391,7 @@ describe("a call's end: the limit it ran into", () => {
     expect(limited.wrap([tool], { cwd: work }).ended(137, null)).toBeUndefined();
     const free = (await prepared(NONE)).forTool({ name: 'spin' });
     expect(free.wrap([tool], { cwd: work }).ended(152, null)).toBeUndefined();
-    expect(refusals).toEqual([{ reason: 'cpu_time' }]);
+    expect(refusals).toStrictEqual([{ reason: 'cpu_time' }]);
   });
 
   it("without a cgroup, the runtime's own message names the rlimit hit, for the limits set", async () => {
@@ -414,7 +414,7 @@ describe("a call's end: the limit it ran into", () => {
       [neither, 'out of memory, EAGAIN', undefined],
     ];
     for (const [wrapped, stderr, expected] of rows) expect(wrapped.limitInOutput?.(stderr), stderr).toBe(expected);
-    expect(refusals).toEqual([...Array(6).fill({ reason: 'memory', tool: 'm' }), ...Array(2).fill({ reason: 'processes', tool: 'p' })]);
+    expect(refusals).toStrictEqual([...Array(6).fill({ reason: 'memory', tool: 'm' }), ...Array(2).fill({ reason: 'processes', tool: 'p' })]);
   });
 });
 
