@@ -239,3 +239,37 @@ describe('systemMounts', () => {
     for (const path of ['/lib32', '/libx32', '/etc/pki/tls/certs']) if (!existsSync(path)) expect(paths).not.toContain(path);
   });
 });
+
+describe('links into what is visible already, and a real node_modules above the code in HOME', () => {
+  const home2 = join(root, 'home2');
+  beforeAll(() => {
+    // A project whose node_modules links into the writable workspace and into a system folder.
+    file(join(root, 'lp', 'package.json'));
+    file(join(root, 'lp', 'main.js'));
+    mkdirSync(join(work, 'pkg'), { recursive: true });
+    mkdirSync(join(root, 'lp', 'node_modules'), { recursive: true });
+    symlinkSync(join(work, 'pkg'), join(root, 'lp', 'node_modules', 'w'));
+    symlinkSync('/usr/lib', join(root, 'lp', 'node_modules', 'sys'));
+    // HOME with packages installed in its own node_modules (a real folder), and a project below it.
+    file(join(home2, 'proj', 'package.json'));
+    file(join(home2, 'proj', 'main.js'));
+    mkdirSync(join(home2, 'node_modules', 'dep'), { recursive: true });
+  });
+  let savedHome2: string | undefined;
+  beforeEach(() => {
+    savedHome2 = process.env.HOME;
+    process.env.HOME = home2;
+  });
+  afterEach(() => {
+    process.env.HOME = savedHome2;
+  });
+
+  it('a link into the writable workspace or a system folder is followed (mounted read-only, inside what the tool sees already)', () => {
+    process.env.HOME = home;
+    expect(mounts(['node', join(root, 'lp', 'main.js')])).toEqual([{ kind: 'ro', path: '/usr/lib' }, ...ro('lp'), ...rw('work'), ...ro('work/pkg')]);
+  });
+
+  it("code below HOME: HOME's own node_modules folder is mounted (Node.js looks there), HOME itself never", () => {
+    expect(sorted(mounts(['node', join(home2, 'proj', 'main.js')]))).toEqual(sorted([...ro('home2/proj', 'home2/node_modules'), ...rw('work')]));
+  });
+});
