@@ -804,6 +804,17 @@ describe('limits and runtimes, more rows', () => {
   }
 });
 
+describe('a bwrap that cannot be spawned, with a cgroup', () => {
+  it('is refused as missing, and nothing is joined to the call cgroup for a process that never started', async () => {
+    const base: CgroupBase = { version: 2, dirs: [mkdtempSync(join(scratch, 'cg-'))] };
+    const missing = join(scratch, 'no-bwrap');
+    const error = await prepareSandbox({ ...NONE, memoryMb: 64 }, { bwrap: missing, cgroup: base }).catch((thrown: Error) => thrown);
+    expect((error as Error).message).toBe(`bubblewrap (${missing}) cannot make a sandbox here: spawn ${missing} ENOENT; refusing to run tools unsandboxed (docs/sandbox.md)`);
+    const [call] = readdirSync(base.dirs[0]!);
+    expect(readdirSync(join(base.dirs[0]!, call!)).sort()).toEqual(['memory.max', 'memory.swap.max']);
+  });
+});
+
 describe.skipIf(SANDBOX_SKIP_REASON !== undefined)('the probe with the real bubblewrap', () => {
   it('passes with no capability left, under prlimit, /tmp sized', async () => {
     const sandbox = await prepared({ ...NONE, cpuSeconds: 30, memoryMb: 8192 }, null, '/usr/bin/bwrap');
