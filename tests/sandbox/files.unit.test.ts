@@ -254,6 +254,10 @@ describe('links into what is visible already, and a real node_modules above the 
     file(join(home2, 'proj', 'package.json'));
     file(join(home2, 'proj', 'main.js'));
     mkdirSync(join(home2, 'node_modules', 'dep'), { recursive: true });
+    // A scoped package (@scope/name) linked to a package of the same repository.
+    mkdirSync(join(root, 'mono2', 'packages', 'scoped'), { recursive: true });
+    mkdirSync(join(root, 'mono2', 'node_modules', '@sc'), { recursive: true });
+    symlinkSync(join(root, 'mono2', 'packages', 'scoped'), join(root, 'mono2', 'node_modules', '@sc', 'pkg'));
   });
   let savedHome2: string | undefined;
   beforeEach(() => {
@@ -267,6 +271,13 @@ describe('links into what is visible already, and a real node_modules above the 
   it('a link into the writable workspace or a system folder is followed (mounted read-only, inside what the tool sees already)', () => {
     process.env.HOME = home;
     expect(mounts(['node', join(root, 'lp', 'main.js')])).toEqual([{ kind: 'ro', path: '/usr/lib' }, ...ro('lp'), ...rw('work'), ...ro('work/pkg')]);
+  });
+
+  it('a scoped package (@scope/name) links like any other: followed inside the repository', () => {
+    process.env.HOME = home;
+    expect(sorted(mounts(['node', join(root, 'mono2', 'apps', 'a', 'main.js')]))).toEqual(
+      sorted([...ro('mono2/apps/a', 'mono2/node_modules', 'mono2/packages/dep/node_modules', 'mono2/packages/scoped'), ...rw('work')]),
+    );
   });
 
   it("code below HOME: HOME's own node_modules folder is mounted (Node.js looks there), HOME itself never", () => {

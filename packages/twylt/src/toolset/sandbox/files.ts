@@ -111,6 +111,7 @@ export function toolMounts(files: ToolFiles): Mount[] {
   }
   // PYTHONPATH and NODE_PATH are the entry's (or an install's) environment, not the pack's files.
   for (const name of ['PYTHONPATH', 'NODE_PATH']) {
+    // Stryker disable next-line StringLiteral: any other text for an unset variable is one relative entry, which is ignored as '' is
     for (const entry of (files.env[name] ?? '').split(delimiter)) {
       const real = entry && isAbsolute(entry) ? safeRealpath(entry) : undefined;
       const root = real ? codeRoot(real, home) : undefined;
