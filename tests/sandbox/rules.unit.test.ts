@@ -96,6 +96,10 @@ describe('the host matcher', () => {
     [['[::1]:8080'], '::1', 8080, true],
     [['other.org', 'example.com'], 'example.com', 443, true],
     [[], 'example.com', 443, false],
+    // Only a bracket that opens or closes the whole host is stripped: one inside is part of the name.
+    [['ab'], 'a[b', 443, false],
+    [['ab'], 'a]b', 443, false],
+    [['ab'], '[ab]', 443, true],
   ];
   for (const [allowed, host, port, expected] of cases) {
     it(`${JSON.stringify(allowed)} ${expected ? 'allows' : 'refuses'} ${host}:${port}`, () => expect(hostAllowed(allowed, host, port)).toBe(expected));
