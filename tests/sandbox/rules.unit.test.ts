@@ -13,7 +13,7 @@ import type { ToolEntry } from '../../packages/twylt/src/toolset/entry.js';
 import type { PreparedSandbox } from '../../packages/twylt/src/toolset/sandbox/bwrap.js';
 import { entrySandbox, openSandbox, sandboxForEntries, sandboxFromFlags } from '../../packages/twylt/src/toolset/sandbox/flags.js';
 import { mergeSandboxPolicies, resolveSandboxPolicy, SANDBOX_DEFAULTS } from '../../packages/twylt/src/toolset/sandbox/policy.js';
-import { hostAllowed } from '../../packages/twylt/src/toolset/sandbox/proxy.js';
+import { hostAllowed, isInternalAddress } from '../../packages/twylt/src/toolset/sandbox/proxy.js';
 
 describe('the policy', () => {
   it('true, or an empty policy: the defaults (1 GiB, 256 processes, 60 CPU seconds), nothing allowed', () => {
@@ -100,6 +100,9 @@ describe('the host matcher', () => {
     [['ab'], 'a[b', 443, false],
     [['ab'], 'a]b', 443, false],
     [['ab'], '[ab]', 443, true],
+    // In an entry too (a manifest's allowNet is not the flag's checked text).
+    [['a[b'], 'ab', 443, false],
+    [['a]b'], 'ab', 443, false],
   ];
   for (const [allowed, host, port, expected] of cases) {
     it(`${JSON.stringify(allowed)} ${expected ? 'allows' : 'refuses'} ${host}:${port}`, () => expect(hostAllowed(allowed, host, port)).toBe(expected));
@@ -166,4 +169,14 @@ describe("which entries get a sandbox (sandboxForEntries, entrySandbox, openSand
       delete process.env.TWYLT_SANDBOX_BWRAP;
     }
   });
+});
+
+describe('isInternalAddress: an IPv4 address embedded at the end of an IPv6 one', () => {
+  // Only the IPv4-mapped, -compatible and NAT64 prefixes carry an IPv4 address to check as such.
+  const rows: [string, boolean][] = [
+    ['::127.0.0.1', true],
+    ['1::127.0.0.1', false],
+    ['2001:db8::10.0.0.1', false],
+  ];
+  for (const [address, expected] of rows) it(`${address}: ${expected ? 'internal' : 'public'}`, () => expect(isInternalAddress(address)).toBe(expected));
 });
