@@ -238,6 +238,13 @@ describe('systemMounts', () => {
     }
     for (const path of ['/lib32', '/libx32', '/etc/pki/tls/certs']) if (!existsSync(path)) expect(paths).not.toContain(path);
   });
+
+  it('of /etc exactly the listed files and folders that exist here: never /etc itself (with or without its slash), nothing else', () => {
+    const { existsSync } = require('node:fs') as typeof import('node:fs');
+    const listed = ['ld.so.cache', 'ld.so.conf', 'ld.so.conf.d', 'alternatives', 'passwd', 'group', 'nsswitch.conf', 'hosts', 'localtime', 'timezone', 'mime.types', 'protocols', 'services', 'os-release', 'debian_version', 'gitconfig', 'ca-certificates', 'ca-certificates.conf', 'ssl/certs', 'ssl/openssl.cnf', 'pki/tls/certs', 'pki/ca-trust', 'crypto-policies'];
+    const etc = systemMounts().filter((mount) => mount.path.startsWith('/etc'));
+    expect(etc).toEqual(listed.map((name) => `/etc/${name}`).filter((path) => existsSync(path)).map((path) => ({ kind: 'ro', path })));
+  });
 });
 
 describe('links into what is visible already, and a real node_modules above the code in HOME', () => {
