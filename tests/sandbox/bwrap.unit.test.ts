@@ -437,6 +437,8 @@ describe('the probe: prepareSandbox refuses a sandbox that does not work', () =>
       expect((error as Error).name).toBe('SandboxUnavailableError');
       expect((error as Error).message).toContain(message);
       expect((error as Error).message).toMatch(/; refusing to run tools unsandboxed \(docs\/sandbox\.md\)$/);
+      // bwrap's own message trimmed: one line.
+      expect((error as Error).message).not.toContain('\n');
       if (!message.startsWith('cannot make') || what === 'bwrap missing') expect((error as Error).message).toContain(`bubblewrap (${file})`);
     });
   }

@@ -287,6 +287,29 @@ describe('links into what is visible already, and a real node_modules above the 
     );
   });
 
+  it('a dangling link in a node_modules: skipped, no failure', () => {
+    process.env.HOME = home;
+    mkdirSync(join(root, 'dangle', 'node_modules'), { recursive: true });
+    file(join(root, 'dangle', 'package.json'));
+    file(join(root, 'dangle', 'main.js'));
+    symlinkSync(join(root, 'no-such-target'), join(root, 'dangle', 'node_modules', 'gone'));
+    expect(sorted(mounts(['node', join(root, 'dangle', 'main.js')]))).toEqual(sorted([...ro('dangle'), ...rw('work')]));
+  });
+
+  it('an absolute command that does not exist: its would-be prefix (bwrap then reports the missing source), no failure here', () => {
+    process.env.HOME = home;
+    expect(sorted(mounts([join(root, 'nowhere', 'bin', 'tool')]))).toEqual(sorted([...ro('nowhere'), ...rw('work')]));
+  });
+
+  it("a #! interpreter that is a link: its own prefix and its target's", () => {
+    process.env.HOME = home;
+    file(join(root, 'itarget', 'bin', 'py'), '', 0o755);
+    mkdirSync(join(root, 'ilink', 'bin'), { recursive: true });
+    symlinkSync(join(root, 'itarget', 'bin', 'py'), join(root, 'ilink', 'bin', 'py'));
+    file(join(root, 'iscript', 'bin', 'run'), `#!${join(root, 'ilink', 'bin', 'py')}\n`, 0o755);
+    expect(sorted(mounts([join(root, 'iscript', 'bin', 'run')]))).toEqual(sorted([...ro('ilink', 'iscript', 'itarget'), ...rw('work')]));
+  });
+
   it("code below HOME: HOME's own node_modules folder is mounted (Node.js looks there), HOME itself never", () => {
     expect(sorted(mounts(['node', join(home2, 'proj', 'main.js')]))).toEqual(sorted([...ro('home2/proj', 'home2/node_modules'), ...rw('work')]));
   });

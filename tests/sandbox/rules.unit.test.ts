@@ -177,6 +177,10 @@ describe('isInternalAddress: an IPv4 address embedded at the end of an IPv6 one'
     ['::127.0.0.1', true],
     ['1::127.0.0.1', false],
     ['2001:db8::10.0.0.1', false],
+    // Octets of several digits, in each place.
+    ['::ffff:127.100.100.100', true],
+    ['64:ff9b::192.168.100.200', true],
+    ['::ffff:100.64.10.10', true],
   ];
   for (const [address, expected] of rows) it(`${address}: ${expected ? 'internal' : 'public'}`, () => expect(isInternalAddress(address)).toBe(expected));
 });

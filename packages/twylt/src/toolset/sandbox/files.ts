@@ -198,6 +198,7 @@ function linkedPackages(modules: string): string[] {
 /** The executable a command runs, as PATH finds it (undefined: not found). */
 export function findExecutable(file: string, cwd: string, path: string | undefined): string | undefined {
   if (file.includes('/')) return resolve(cwd, file);
+  // Stryker disable next-line StringLiteral: any other text for an unset PATH is one relative folder without the tool, as '' is none
   for (const dir of (path ?? '').split(delimiter)) {
     if (!dir) continue;
     const candidate = resolve(cwd, dir, file);
