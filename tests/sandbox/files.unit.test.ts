@@ -310,6 +310,20 @@ describe('links into what is visible already, and a real node_modules above the 
     expect(sorted(mounts([join(root, 'iscript', 'bin', 'run')]))).toEqual(sorted([...ro('ilink', 'iscript', 'itarget'), ...rw('work')]));
   });
 
+  it("a first line with #! not at its start names no interpreter", () => {
+    process.env.HOME = home;
+    file(join(root, 'notshebang', 'bin', 'run'), `echo #!${join(root, 'interp', 'bin', 'py')}\n`, 0o755);
+    expect(sorted(mounts([join(root, 'notshebang', 'bin', 'run')]))).toEqual(sorted([...ro('notshebang'), ...rw('work')]));
+  });
+
+  it('reading a #! line leaves no descriptor open', () => {
+    process.env.HOME = home;
+    const { readdirSync } = require('node:fs') as typeof import('node:fs');
+    const before = readdirSync('/proc/self/fd').length;
+    for (let i = 0; i < 50; i++) mounts([join(root, 'scripts', 'bin', 'run')]);
+    expect(readdirSync('/proc/self/fd').length).toBeLessThan(before + 10);
+  });
+
   it("code below HOME: HOME's own node_modules folder is mounted (Node.js looks there), HOME itself never", () => {
     expect(sorted(mounts(['node', join(home2, 'proj', 'main.js')]))).toEqual(sorted([...ro('home2/proj', 'home2/node_modules'), ...rw('work')]));
   });
