@@ -324,6 +324,12 @@ describe('links into what is visible already, and a real node_modules above the 
     expect(readdirSync('/proc/self/fd').length).toBeLessThan(before + 10);
   });
 
+  it('a PYTHONPATH entry that is a file (a zip) outside any project: its folder', () => {
+    process.env.HOME = home;
+    file(join(root, 'zips', 'lib.zip'));
+    expect(sorted(mounts(['python3'], { env: { PYTHONPATH: join(root, 'zips', 'lib.zip') } }))).toEqual(sorted([...ro('zips'), ...rw('work')]));
+  });
+
   it("code below HOME: HOME's own node_modules folder is mounted (Node.js looks there), HOME itself never", () => {
     expect(sorted(mounts(['node', join(home2, 'proj', 'main.js')]))).toEqual(sorted([...ro('home2/proj', 'home2/node_modules'), ...rw('work')]));
   });

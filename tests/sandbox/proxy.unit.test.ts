@@ -187,6 +187,7 @@ describe("the operator's refusal line", () => {
     ['no name: the command\'s files, not its options nor its JSON input', { command: ['/usr/bin/python3', '-u', '/pack/tools/fetch.py', '{"url":"x"}', '--x=1'] }, { host: 'h', port: 1, message: 'm' }, 'twylt sandbox: refused a connection to h:1 of the tool "python3 fetch.py": m'],
     ['a name wins over the command', { tool: 'named', command: ['/bin/other'] }, { message: 'm' }, 'twylt sandbox: refused a connection of tool "named": m'],
     ['neither', {}, { message: 'm' }, 'twylt sandbox: refused a connection of a tool: m'],
+    ['only a leading "twylt sandbox: " is dropped from the message', { tool: 't' }, { message: 'x twylt sandbox: y' }, 'twylt sandbox: refused a connection of tool "t": x twylt sandbox: y'],
     ['an unprintable host and message', { tool: 't' }, { host: 'a\nb c\x7f', port: 1, message: 'x\ty\u00e9' }, 'twylt sandbox: refused a connection to a?b?c?:1 of tool "t": x?y?'],
     ['a host bounded to 255 characters', { tool: 't' }, { host: 'a'.repeat(300), port: 1, message: 'm' }, `twylt sandbox: refused a connection to ${'a'.repeat(255)}:1 of tool "t": m`],
   ];
