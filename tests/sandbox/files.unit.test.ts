@@ -330,6 +330,12 @@ describe('links into what is visible already, and a real node_modules above the 
     expect(sorted(mounts(['python3'], { env: { PYTHONPATH: join(root, 'zips', 'lib.zip') } }))).toEqual(sorted([...ro('zips'), ...rw('work')]));
   });
 
+  it('a HOME that does not exist: / still refused, other paths allowed', () => {
+    process.env.HOME = join(root, 'no-such-home');
+    expect(() => mounts(['node'], { allowRead: ['/'] })).toThrow(new SandboxPolicyError(`the sandbox refuses to expose /: it is / or holds the home folder undefined; name a folder inside it`));
+    expect(sorted(mounts(['node'], { allowRead: [join(root, 'plain')] }))).toEqual(sorted([...ro('plain'), ...rw('work')]));
+  });
+
   it("code below HOME: HOME's own node_modules folder is mounted (Node.js looks there), HOME itself never", () => {
     expect(sorted(mounts(['node', join(home2, 'proj', 'main.js')]))).toEqual(sorted([...ro('home2/proj', 'home2/node_modules'), ...rw('work')]));
   });
