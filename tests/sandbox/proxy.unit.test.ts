@@ -223,4 +223,49 @@ describe("the operator's refusal line", () => {
       await proxy.close();
     }
   });
+
+  it('the log: another port of the same host is another refusal; the fields name no tool and no host when there are none', async () => {
+    const fields: object[] = [];
+    const proxy = startProxy([], { log: (_line, refusal) => fields.push(refusal) });
+    const capped = startProxy([], { log: (_line, refusal) => fields.push(refusal), maxConnections: 0 });
+    try {
+      const send = (socket: string, host: string) =>
+        new Promise<void>((done) => {
+          const client = connect(socket);
+          client.on('error', () => {});
+          client.on('data', () => {});
+          client.on('close', () => done());
+          client.write(`CONNECT ${host} HTTP/1.1\r\n\r\n`);
+        });
+      const session = proxy.open();
+      await send(session.socket, 'evil.test:443');
+      await send(session.socket, 'evil.test:8443');
+      await send(capped.open().socket, 'evil.test:443');
+      expect(fields).toStrictEqual([
+        { host: 'evil.test', port: 443, message: 'twylt sandbox: evil.test:443 is not an allowed host (--sandbox-allow-net)' },
+        { host: 'evil.test', port: 8443, message: 'twylt sandbox: evil.test:8443 is not an allowed host (--sandbox-allow-net)' },
+        { message: "twylt sandbox: this call has 0 connections open through the proxy, the most one call may have; close one first" },
+      ]);
+    } finally {
+      await proxy.close();
+      await capped.close();
+    }
+  });
+});
+
+describe("the proxy's close()", () => {
+  it("ends the sessions still open and their tunnels", async () => {
+    const proxy = startProxy([`127.0.0.1:${port}`], { lookup });
+    const session = proxy.open();
+    const client = connect(session.socket);
+    const established = new Promise<void>((done) => client.on('data', (data) => data.toString().includes('200') && done()));
+    const closed = new Promise<void>((done) => client.on('close', () => done()));
+    client.on('error', () => {});
+    client.write(`CONNECT 127.0.0.1:${port} HTTP/1.1\r\n\r\n`);
+    await established;
+    expect(session.connections).toBe(1);
+    await proxy.close();
+    await closed;
+    expect(session.connections).toBe(0);
+  });
 });
