@@ -203,6 +203,25 @@ describe('findCgroupBase', () => {
     for (const dir of base.dirs) expect(readdirSync(dir)).not.toContain(`twylt-probe-${process.pid}`);
   });
 
+  it("its defaults read this process's /proc/self/cgroup under /sys/fs/cgroup: a writable v1 memory and pids pair is found", () => {
+    const lines = read('/proc/self/cgroup').trim().split('\n').map((line) => line.split(':'));
+    const of = (name: string) => lines.find(([, list]) => list!.split(',').includes(name))?.[2];
+    const [memory, pids] = [of('memory'), of('pids')];
+    if (memory === undefined || pids === undefined) return;
+    const dirs = [join('/sys/fs/cgroup/memory', memory), join('/sys/fs/cgroup/pids', pids)];
+    // Writable here? Tried without the source: a folder made and removed in each.
+    const probe = `twylt-test-${process.pid}`;
+    try {
+      for (const dir of dirs) {
+        mkdirSync(join(dir, probe));
+        rmdirSync(join(dir, probe));
+      }
+    } catch {
+      return;
+    }
+    expect(findCgroupBase()).toEqual({ version: 1, dirs });
+  });
+
   it("this machine's own v1 cgroup where the probe folder cannot be made (it is there already): none", () => {
     const base = findCgroupBase();
     if (base?.version !== 1) return;
