@@ -18,6 +18,9 @@ export default {
   timeoutMS: 10_000,
   reporters: ['clear-text', 'progress', 'json'],
   jsonReporter: { fileName: `reports/mutation/${name}.json` },
+  // `npm run mutate -- SET --incremental` re-tests only the mutants whose code or tests changed
+  // since the last run (the file is under reports/, not committed).
+  incrementalFile: `reports/mutation/${name}.incremental.json`,
   clearTextReporter: { allowColor: false, logTests: false, maxTestsToLog: 0 },
   tempDirName: '.stryker-tmp',
   cleanTempDir: 'always',

@@ -8,7 +8,7 @@
  * end-to-end files (sandbox.test.ts, hostile*.test.ts).
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { connect } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -17,7 +17,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { prepareSandbox, SandboxUnavailableError, type PreparedSandbox } from '../../packages/twylt/src/toolset/sandbox/bwrap.js';
 import { systemMounts } from '../../packages/twylt/src/toolset/sandbox/files.js';
-import type { CgroupBase } from '../../packages/twylt/src/toolset/sandbox/limits.js';
+import { CallCgroup, findCgroupBase, type CgroupBase } from '../../packages/twylt/src/toolset/sandbox/limits.js';
 import type { SandboxPolicy } from '../../packages/twylt/src/toolset/sandbox/policy.js';
 import { relayMain } from '../../packages/twylt/src/toolset/sandbox/relay.js';
 import { SANDBOX_SKIP_REASON } from './support.js';
@@ -30,11 +30,17 @@ const certFile = join(scratch, 'certs', 'ca.pem');
 const certDir = join(scratch, 'certs', 'dir');
 const curlBundle = join(scratch, 'certs', 'curl.pem');
 
-/** A stand-in for bwrap: prints `status` on stdout, `stderr` on stderr, exits with `code`. */
+/**
+ * A stand-in for bwrap: prints `status` on stdout, `stderr` on stderr, exits with `code`. A
+ * shell script (its texts in files beside it), not a Node.js one: every prepareSandbox runs
+ * it, and under mutation testing (docs/mutation.md) each mutant of bwrap.ts runs it again.
+ */
 function fakeBwrap(name: string, status: string, code = 0, stderr = ''): string {
   const file = join(scratch, 'fake', name);
   mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, `#!${process.execPath}\nprocess.stdout.write(${JSON.stringify(status)});\nprocess.stderr.write(${JSON.stringify(stderr)});\nprocess.exitCode = ${code};\n`);
+  writeFileSync(`${file}.out`, status);
+  writeFileSync(`${file}.err`, stderr);
+  writeFileSync(file, `#!/bin/sh\n/bin/cat '${file}.out'\n/bin/cat '${file}.err' >&2\nexit ${code}\n`);
   chmodSync(file, 0o755);
   return file;
 }
@@ -231,6 +237,20 @@ describe('the environment a tool gets', () => {
     }
   });
 
+  it('each protocol variable and LC_* is passed by its exact name; a name that only resembles one is not', async () => {
+    const passed = ['LANG', 'LANGUAGE', 'TZ', 'INPUT_DESCRIBE', 'TWYLT_ERROR_FORMAT', 'TWYLT_DEBUG', 'TOOLSPEC_ERROR_FORMAT', 'TOOLSPEC_DEBUG', 'TWYLT_GUARDRAILS', 'TWYLT_WORKSPACE_ROOT', 'TWYLT_ALLOWED_CWD', 'TWYLT_DISABLE_NETWORK', 'TWYLT_INCIDENT_LOG', 'TWYLT_MAX_INPUT_BYTES', 'PYTHONPATH', 'NODE_PATH', 'LC_CTYPE'];
+    const kept = ['TWYLT_MCP_TOKEN', 'TWYLT_DEBUGGER', 'XLANG', 'LANG_', 'MY_LC_X', 'lc_ctype'];
+    // Set after the probe (which runs the fake bwrap with them: a TZ of that kind crashes it).
+    const sandbox = await prepared(NONE);
+    for (const name of [...passed, ...kept]) process.env[name] = `value of ${name}`;
+    try {
+      const wrapped = sandbox.forTool().wrap([tool], { cwd: work });
+      expect(wrapped.env).toStrictEqual({ PATH: '/usr/bin:/bin', ...Object.fromEntries(passed.map((name) => [name, `value of ${name}`])), HOME: '/tmp/home', TMPDIR: '/tmp' });
+    } finally {
+      for (const name of [...passed, ...kept]) delete process.env[name];
+    }
+  });
+
   it('offline: no proxy variable, no certificate bundle of the consumer, no relay', async () => {
     Object.assign(process.env, { SSL_CERT_FILE: certFile });
     try {
@@ -251,7 +271,7 @@ describe('the environment a tool gets', () => {
 
 describe('a tool allowed some host: the relay and its proxy', () => {
   it('runs the relay with its settings as its last argument, the proxy socket bound in, the proxy variables and CA bundles set and mounted', async () => {
-    Object.assign(process.env, { SSL_CERT_FILE: certFile, SSL_CERT_DIR: `${certDir}:${join(scratch, 'missing')}::relative`, NODE_EXTRA_CA_CERTS: join(scratch, 'missing.pem'), CURL_CA_BUNDLE: '/consumer/curl.pem' });
+    Object.assign(process.env, { SSL_CERT_FILE: certFile, SSL_CERT_DIR: `${certDir}:${join(scratch, 'missing')}::relative`, NODE_EXTRA_CA_CERTS: join(scratch, 'missing.pem'), CURL_CA_BUNDLE: '/consumer/curl.pem', REQUESTS_CA_BUNDLE: certFile });
     try {
       const sandbox = await prepared({ ...NONE, allowNet: ['example.com'] });
       const wrapped = sandbox.forTool({ name: 'fetcher' }).wrap([tool, 'x'], { cwd: work, env: { TWYLT_DISABLE_NETWORK: '0', CURL_CA_BUNDLE: curlBundle } });
@@ -270,6 +290,7 @@ describe('a tool allowed some host: the relay and its proxy', () => {
         NODE_EXTRA_CA_CERTS: join(scratch, 'missing.pem'),
         SSL_CERT_FILE: certFile,
         SSL_CERT_DIR: `${certDir}:${join(scratch, 'missing')}::relative`,
+        REQUESTS_CA_BUNDLE: certFile,
       });
       const command = wrapped.command;
       const dash = command.indexOf('--', 1);
@@ -299,7 +320,7 @@ describe('a tool allowed some host: the relay and its proxy', () => {
           client.write('CONNECT evil.example.net:443 HTTP/1.1\r\n\r\n');
         });
         expect(answer).toMatch(/^HTTP\/1\.1 403 Forbidden\r\n/);
-        expect(refusals).toEqual([{ reason: 'network', tool: 'fetcher', host: 'evil.example.net' }]);
+        expect(refusals).toStrictEqual([{ reason: 'network', tool: 'fetcher', host: 'evil.example.net' }]);
       } finally {
         unsubscribe('twylt:sandbox:refusal', listener);
       }
@@ -307,7 +328,7 @@ describe('a tool allowed some host: the relay and its proxy', () => {
       expect(wrapped.ended(0, null)).toBeUndefined();
       expect(existsSync(socket)).toBe(false);
     } finally {
-      for (const name of ['SSL_CERT_FILE', 'SSL_CERT_DIR', 'NODE_EXTRA_CA_CERTS', 'CURL_CA_BUNDLE']) delete process.env[name];
+      for (const name of ['SSL_CERT_FILE', 'SSL_CERT_DIR', 'NODE_EXTRA_CA_CERTS', 'CURL_CA_BUNDLE', 'REQUESTS_CA_BUNDLE']) delete process.env[name];
     }
   });
 
@@ -368,7 +389,7 @@ describe("a call's end: the limit it ran into", () => {
       expect(wrapped.ended(code, null)).toBe(expected);
       rmSync(join(call, 'memory.events'));
     }
-    expect(refusals).toEqual([{ reason: 'memory', tool: 'hog' }]);
+    expect(refusals).toStrictEqual([{ reason: 'memory', tool: 'hog' }]);
     // Removed at once when empty; the retries take the rest.
     await new Promise((done) => setTimeout(done, 300));
     expect(readdirSync(base.dirs[0]!)).toEqual([...probe]);
@@ -380,7 +401,7 @@ describe("a call's end: the limit it ran into", () => {
     expect(limited.wrap([tool], { cwd: work }).ended(137, null)).toBeUndefined();
     const free = (await prepared(NONE)).forTool({ name: 'spin' });
     expect(free.wrap([tool], { cwd: work }).ended(152, null)).toBeUndefined();
-    expect(refusals).toEqual([{ reason: 'cpu_time' }]);
+    expect(refusals).toStrictEqual([{ reason: 'cpu_time' }]);
   });
 
   it("without a cgroup, the runtime's own message names the rlimit hit, for the limits set", async () => {
@@ -403,7 +424,7 @@ describe("a call's end: the limit it ran into", () => {
       [neither, 'out of memory, EAGAIN', undefined],
     ];
     for (const [wrapped, stderr, expected] of rows) expect(wrapped.limitInOutput?.(stderr), stderr).toBe(expected);
-    expect(refusals).toEqual([...Array(6).fill({ reason: 'memory', tool: 'm' }), ...Array(2).fill({ reason: 'processes', tool: 'p' })]);
+    expect(refusals).toStrictEqual([...Array(6).fill({ reason: 'memory', tool: 'm' }), ...Array(2).fill({ reason: 'processes', tool: 'p' })]);
   });
 });
 
@@ -413,6 +434,7 @@ describe('the probe: prepareSandbox refuses a sandbox that does not work', () =>
     ['no CapEff line', () => fakeBwrap('nocaps', 'Name:\tnode\n'), NONE, 'leaves the tool capabilities here (CapEff unknown, expected 0)'],
     ['CapEff 0 not on its own line', () => fakeBwrap('late', 'XCapEff:\t0\n'), NONE, '(CapEff unknown, expected 0)'],
     ['CapEff 0 followed by more', () => fakeBwrap('more', 'CapEff:\t00001\n'), NONE, '(CapEff 00001, expected 0)'],
+    ['CapEff after two tabs', () => fakeBwrap('tabs', 'CapEff:\t\t01\n'), NONE, '(CapEff 01, expected 0)'],
     ['bwrap fails', () => fakeBwrap('fails', '', 1, 'bwrap: setting up uid map: Permission denied\n'), NONE, 'cannot make a sandbox here: bwrap: setting up uid map: Permission denied'],
     ['bwrap fails silently', () => fakeBwrap('silent', 'CapEff:\t0\n', 3), NONE, 'cannot make a sandbox here: exit 3'],
     ['bwrap missing', () => join(scratch, 'no-bwrap'), NONE, `cannot make a sandbox here: spawn ${join(scratch, 'no-bwrap')} ENOENT`],
@@ -425,6 +447,8 @@ describe('the probe: prepareSandbox refuses a sandbox that does not work', () =>
       expect((error as Error).name).toBe('SandboxUnavailableError');
       expect((error as Error).message).toContain(message);
       expect((error as Error).message).toMatch(/; refusing to run tools unsandboxed \(docs\/sandbox\.md\)$/);
+      // bwrap's own message trimmed: one line.
+      expect((error as Error).message).not.toContain('\n');
       if (!message.startsWith('cannot make') || what === 'bwrap missing') expect((error as Error).message).toContain(`bubblewrap (${file})`);
     });
   }
@@ -469,6 +493,337 @@ describe('the probe: prepareSandbox refuses a sandbox that does not work', () =>
     expect(readFileSync(join(memory!, 'cgroup.procs'), 'utf8')).toMatch(/^\d+$/);
     expect(readFileSync(join(pids!, 'cgroup.procs'), 'utf8')).toBe(readFileSync(join(memory!, 'cgroup.procs'), 'utf8'));
     expect(readFileSync(join(memory!, 'memory.limit_in_bytes'), 'utf8')).toBe(String(64 * 1024 * 1024));
+  });
+});
+
+describe("prepareSandbox's choices: the platform, where bwrap and prlimit come from, the cgroup, the log", () => {
+  /** A fake bwrap that also writes its arguments, NUL-terminated, to `record`. */
+  function recorder(name: string, record: string): string {
+    const file = fakeBwrap(name, 'CapEff:\t0000000000000000\n');
+    writeFileSync(file, `#!/bin/sh\nprintf '%s\\0' "$@" > '${record}'\n/bin/cat '${file}.out'\n`);
+    return file;
+  }
+  const withPath = async <T>(path: string, run: () => Promise<T>): Promise<T> => {
+    const before = process.env.PATH;
+    process.env.PATH = path;
+    try {
+      return await run();
+    } finally {
+      process.env.PATH = before;
+    }
+  };
+  const emptyDir = () => mkdtempSync(join(scratch, 'empty-'));
+  const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: Error) => error);
+
+  it('not Linux: refused before anything else, naming the platform', async () => {
+    const platform = Object.getOwnPropertyDescriptor(process, 'platform')!;
+    Object.defineProperty(process, 'platform', { value: 'darwin' });
+    try {
+      const error = await failure(prepareSandbox(NONE, { bwrap: ok, cgroup: null }));
+      expect(error).toBeInstanceOf(SandboxUnavailableError);
+      expect((error as Error).message).toBe(
+        "--sandbox needs Linux with bubblewrap; darwin is not supported yet (macOS's sandbox-exec is designed for in docs/sandbox.md); refusing to run tools unsandboxed (docs/sandbox.md)",
+      );
+    } finally {
+      Object.defineProperty(process, 'platform', platform);
+    }
+  });
+
+  it('bwrap from PATH when neither the options nor TWYLT_SANDBOX_BWRAP name one; refused when PATH has none', async () => {
+    const bin = emptyDir();
+    writeFileSync(join(bin, 'bwrap'), `#!/bin/sh\n/bin/cat '${ok}.out'\n`);
+    chmodSync(join(bin, 'bwrap'), 0o755);
+    const found = await withPath(bin, () => prepareSandbox(NONE, { cgroup: null }));
+    opened.push(found);
+    expect(found.forTool().wrap([tool], { cwd: work }).command[0]).toBe(join(bin, 'bwrap'));
+    const error = await withPath(emptyDir(), () => failure(prepareSandbox(NONE, { cgroup: null })));
+    expect((error as Error).message).toBe('bubblewrap (bwrap) is not on PATH: install it (Debian: apt-get install bubblewrap); refusing to run tools unsandboxed (docs/sandbox.md)');
+  });
+
+  it('prlimit not on PATH: refused when a limit needs it, not when none does', async () => {
+    const bin = emptyDir();
+    const error = await withPath(bin, () => failure(prepareSandbox({ ...NONE, cpuSeconds: 5 }, { bwrap: ok, cgroup: null })));
+    expect((error as Error).message).toBe('prlimit (util-linux) is not on PATH, and the limits need it; refusing to run tools unsandboxed (docs/sandbox.md)');
+    const none = await withPath(bin, () => prepareSandbox(NONE, { bwrap: ok, cgroup: null }));
+    opened.push(none);
+    expect(none.limits).toBe('none');
+  });
+
+  it('a cgroup only for a memory or a process limit: with neither, none is made; a process limit alone has one with pids.max', async () => {
+    const base: CgroupBase = { version: 2, dirs: [mkdtempSync(join(scratch, 'cg-'))] };
+    const free = await prepared(NONE, base);
+    expect(free.limits).toBe('none');
+    expect(free.forTool().wrap([tool], { cwd: work }).command).toEqual([ok, ...bwrapArgs([], TOOL_MOUNTS), '--', tool]);
+    expect(readdirSync(base.dirs[0]!)).toEqual([]);
+    const counted = await prepared({ ...NONE, processes: 5 }, base);
+    expect(counted.limits).toBe('cgroup');
+    const before = new Set(readdirSync(base.dirs[0]!));
+    expect(counted.forTool().wrap([tool], { cwd: work }).command).toEqual([ok, '--args', '3', '--', tool]);
+    const call = join(base.dirs[0]!, readdirSync(base.dirs[0]!).find((name) => !before.has(name))!);
+    expect(readdirSync(call)).toEqual(['pids.max']);
+  });
+
+  it("the dead consumers' call cgroups are swept as a sandbox is prepared, a live one's kept", async () => {
+    const base: CgroupBase = { version: 2, dirs: [mkdtempSync(join(scratch, 'cg-'))] };
+    // Above any pid_max (2^22): no such process.
+    mkdirSync(join(base.dirs[0]!, 'twylt-2147483646-1'));
+    mkdirSync(join(base.dirs[0]!, `twylt-${process.pid}-999999`));
+    await prepared({ ...NONE, memoryMb: 8 }, base);
+    expect(readdirSync(base.dirs[0]!)).toContain(`twylt-${process.pid}-999999`);
+    expect(readdirSync(base.dirs[0]!)).not.toContain('twylt-2147483646-1');
+    rmSync(join(base.dirs[0]!, `twylt-${process.pid}-999999`), { recursive: true });
+  });
+
+  it("the consumer's own cgroup (findCgroupBase) when the options name none", async () => {
+    const sandbox = await prepareSandbox({ ...NONE, memoryMb: 64 }, { bwrap: ok });
+    opened.push(sandbox);
+    expect(sandbox.limits).toBe(findCgroupBase() ? 'cgroup' : 'rlimit');
+  });
+
+  it('not root: a process limit without a cgroup is an rlimit (--nproc), not a refusal', async () => {
+    vi.spyOn(process, 'getuid').mockReturnValue(1000);
+    try {
+      const sandbox = await prepared({ ...NONE, processes: 5 });
+      expect(sandbox.limits).toBe('rlimit');
+      expect(sandbox.forTool().wrap([tool], { cwd: work }).command).toEqual(['/usr/bin/prlimit', '--core=0', '--nproc=5', '--', ok, ...bwrapArgs([], TOOL_MOUNTS), '--', tool]);
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+
+  it("without a log of the consumer's, a refusal is a line on stderr", async () => {
+    const sandbox = await prepareSandbox({ ...NONE, allowNet: ['example.com'] }, { bwrap: ok, cgroup: null });
+    opened.push(sandbox);
+    const wrapped = sandbox.forTool().wrap([tool], { cwd: work });
+    const socket = wrapped.command[wrapped.command.indexOf('/run/twylt-proxy.sock') - 1]!;
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      await new Promise<void>((done) => {
+        const client = connect(socket);
+        client.on('data', () => {});
+        client.on('close', () => done());
+        client.write('CONNECT evil.example:443 HTTP/1.1\r\n\r\n');
+      });
+      expect(stderr.mock.calls.map(([text]) => text)).toContain('twylt sandbox: refused a connection to evil.example:443 of the tool "tool": evil.example:443 is not an allowed host (--sandbox-allow-net)\n');
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+
+  it('the probe: offline (no relay, no proxy socket) even for a consumer allowed a host; in a fresh empty folder, removed after', async () => {
+    const record = join(scratch, 'probe-argv');
+    await prepared({ ...NONE, allowNet: ['example.com'] }, null, recorder('recorder', record));
+    const { readFileSync } = await import('node:fs');
+    const argv = readFileSync(record, 'utf8').split('\0').slice(0, -1);
+    expect(argv).not.toContain('/run/twylt-proxy.sock');
+    const inside = argv.slice(argv.indexOf('--') + 1);
+    expect(inside.slice(0, 2)).toEqual([process.execPath, '-e']);
+    expect(inside[2]).toContain("readFileSync('/proc/self/status', 'utf8')");
+    expect(inside).toHaveLength(3);
+    const cwd = argv[argv.indexOf('--chdir') + 1]!;
+    expect(dirname(cwd)).toBe(tmpdir());
+    expect(cwd.startsWith(join(tmpdir(), 'twylt-sandbox-probe-'))).toBe(true);
+    expect(existsSync(cwd)).toBe(false);
+  });
+
+  it('a probe whose folder is gone by its end (the tool removed it) is no failure', async () => {
+    const file = fakeBwrap('remover', 'CapEff:\t0000000000000000\n');
+    writeFileSync(file, `#!/bin/sh\nwhile [ $# -gt 0 ]; do [ "$1" = --chdir ] && /bin/rmdir "$2"; shift; done\n/bin/cat '${file}.out'\n`);
+    expect((await prepared(NONE, null, file)).limits).toBe('none');
+  });
+
+  it('a probe that cannot even be set up (a policy exposing /) is refused with the reason', async () => {
+    const error = await failure(prepareSandbox({ ...NONE, allowRead: ['/'] }, { bwrap: ok, cgroup: null }));
+    expect(error).toBeInstanceOf(SandboxUnavailableError);
+    expect((error as Error).message).toMatch(/^the sandbox cannot be set up: the sandbox refuses to expose \/: it is \/ or holds the home folder .*; refusing to run tools unsandboxed \(docs\/sandbox\.md\)$/);
+  });
+});
+
+describe('a tool allowed some host: more rows', () => {
+  it('TWYLT_DISABLE_NETWORK is offline only as a whole word (1, true, yes, on): 1x, x1 and 0 leave the relay on', async () => {
+    const sandbox = await prepared({ ...NONE, allowNet: ['example.com'] });
+    for (const value of ['1x', 'x1', 'yes please', '0']) {
+      const wrapped = sandbox.forTool().wrap([tool], { cwd: work, env: { TWYLT_DISABLE_NETWORK: value } });
+      expect(wrapped.env.HTTPS_PROXY, value).toBe('http://127.0.0.1:3128');
+      expect(wrapped.command).toContain('/run/twylt-proxy.sock');
+    }
+  });
+
+  it('the relay argv whole, with a runtime under /usr (no mount for it): the system mounts, /tmp, the tool, the socket, nothing else', async () => {
+    const execPath = process.execPath;
+    process.execPath = '/usr/bin/node';
+    try {
+      const sandbox = await prepared({ ...NONE, allowNet: ['example.com'] });
+      const wrapped = sandbox.forTool().wrap([tool], { cwd: work });
+      const dash = wrapped.command.indexOf('--', 1);
+      const args = wrapped.command.slice(1, dash);
+      const socket = args[args.indexOf('/run/twylt-proxy.sock') - 1]!;
+      expect(args).toEqual([...HEAD, ...mountArgs(), '--tmpfs', '/tmp', '--dir', '/tmp/home', ...TOOL_MOUNTS, '--ro-bind', socket, '/run/twylt-proxy.sock', '--remount-ro', '/', '--chdir', work]);
+      expect(wrapped.command.slice(dash + 1, dash + 3)).toEqual(['/usr/bin/node', '-e']);
+    } finally {
+      process.execPath = execPath;
+    }
+  });
+
+  it('the proxy lets an allowed host through; the same proxy for the same hosts in another order or case; a new one after close()', async () => {
+    const server = createServer((socket) => socket.end('upstream\n'));
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const sandbox = await prepared(NONE);
+      const socketOf = (command: readonly string[]) => command[command.indexOf('/run/twylt-proxy.sock') - 1]!;
+      const first = socketOf(sandbox.forTool({ name: 't', policy: { allowNet: ['b.example', `127.0.0.1:${port}`] } }).wrap([tool], { cwd: work }).command);
+      const same = socketOf(sandbox.forTool({ name: 't', policy: { allowNet: [`127.0.0.1:${port}`, 'B.Example'] } }).wrap([tool], { cwd: work }).command);
+      expect(dirname(same)).toBe(dirname(first));
+      const answer = await new Promise<string>((done) => {
+        const client = connect(first);
+        let text = '';
+        client.on('data', (chunk) => (text += chunk.toString()));
+        client.on('close', () => done(text));
+        client.write(`CONNECT 127.0.0.1:${port} HTTP/1.1\r\n\r\n`);
+      });
+      expect(answer).toBe('HTTP/1.1 200 Connection established\r\n\r\nupstream\n');
+      await sandbox.close();
+      const after = socketOf(sandbox.forTool({ name: 't', policy: { allowNet: ['b.example'] } }).wrap([tool], { cwd: work }).command);
+      expect(dirname(after)).not.toBe(dirname(first));
+      expect(existsSync(after)).toBe(true);
+    } finally {
+      server.close();
+    }
+  });
+
+  it("a session that cannot listen fails the wrap with the proxy's error, and the call's cgroup is removed", async () => {
+    for (const base of [null, { version: 2, dirs: [mkdtempSync(join(scratch, 'cg-'))] } as CgroupBase]) {
+      const sandbox = await prepared({ ...NONE, allowNet: ['example.com'], memoryMb: base ? 16 : 0 }, base);
+      const first = sandbox.forTool().wrap([tool], { cwd: work });
+      // With a cgroup the options (the socket among them) go on fd 3.
+      const child = fakeChild();
+      first.started(child.child);
+      await new Promise((done) => setImmediate(done));
+      const args = base ? child.written().split('\0') : first.command;
+      const socket = args[args.indexOf('/run/twylt-proxy.sock') - 1]!;
+      expect(socket).toMatch(/\/twylt-proxy-[^/]+\/call-1\.sock$/);
+      // The proxy's own folder gone: its next session cannot listen.
+      rmSync(dirname(socket), { recursive: true, force: true });
+      // A plain folder keeps the limits' files, so rmdir fails there: the call to remove() is what is seen.
+      const remove = vi.spyOn(CallCgroup.prototype, 'remove');
+      expect(() => sandbox.forTool().wrap([tool], { cwd: work })).toThrow(/^the sandbox's proxy cannot listen on .*\/call-2\.sock$/);
+      expect(remove).toHaveBeenCalledTimes(base ? 1 : 0);
+      vi.restoreAllMocks();
+    }
+  });
+});
+
+describe("one launcher's calls", () => {
+  it('each command its own mounts (the cache is per command, cwd and environment)', async () => {
+    const other = join(scratch, 'other', 'bin', 'tool');
+    mkdirSync(dirname(other), { recursive: true });
+    writeFileSync(other, '#!/bin/sh\n');
+    chmodSync(other, 0o755);
+    const launcher = (await prepared(NONE)).forTool();
+    expect(launcher.wrap([tool], { cwd: work }).command).toEqual([ok, ...bwrapArgs([], TOOL_MOUNTS), '--', tool]);
+    const otherPrefix = join(scratch, 'other');
+    expect(launcher.wrap([other], { cwd: work }).command).toEqual([ok, ...bwrapArgs([], ['--ro-bind', otherPrefix, otherPrefix, '--bind', work, work]), '--', other]);
+  });
+
+  it("a warm process's session, adopted by a call: its refusals are published in that call's context, not the one that opened it", async () => {
+    const { AsyncLocalStorage } = await import('node:async_hooks');
+    const call = new AsyncLocalStorage<string>();
+    const sandbox = await prepared({ ...NONE, allowNet: ['example.com'] });
+    const wrapped = call.run('the call that started it', () => sandbox.forTool({ name: 'warm' }).wrap([tool], { cwd: work }));
+    call.run('the call that took it', () => wrapped.adopted?.());
+    const socket = wrapped.command[wrapped.command.indexOf('/run/twylt-proxy.sock') - 1]!;
+    const contexts: (string | undefined)[] = [];
+    const listener = () => contexts.push(call.getStore());
+    subscribe('twylt:sandbox:refusal', listener);
+    try {
+      await new Promise<void>((done) => {
+        const client = connect(socket);
+        client.on('data', () => {});
+        client.on('close', () => done());
+        client.write('CONNECT evil.example:443 HTTP/1.1\r\n\r\n');
+      });
+    } finally {
+      unsubscribe('twylt:sandbox:refusal', listener);
+    }
+    expect(contexts).toEqual(['the call that took it']);
+    // Offline there is no session: adopting and ending are no-ops.
+    const offline = sandbox.forTool().wrap([tool], { cwd: work, env: { TWYLT_DISABLE_NETWORK: '1' } });
+    expect(() => offline.adopted?.()).not.toThrow();
+    expect(offline.ended(0, null)).toBeUndefined();
+  });
+
+  it('a certificate file whose path has a colon is mounted whole (only SSL_CERT_DIR is a list)', async () => {
+    const colon = join(scratch, 'ca:dir', 'ca.pem');
+    mkdirSync(dirname(colon), { recursive: true });
+    writeFileSync(colon, 'CA');
+    const wrapped = (await prepared({ ...NONE, allowNet: ['example.com'] })).forTool().wrap([tool], { cwd: work, env: { NODE_EXTRA_CA_CERTS: colon } });
+    expect(wrapped.command.join(' ')).toContain(`--ro-bind ${colon} ${colon}`);
+  });
+});
+
+describe('limits and runtimes, more rows', () => {
+  it("a tool's own policy without memory or process limits gets no call cgroup under a consumer that has one", async () => {
+    const base: CgroupBase = { version: 2, dirs: [mkdtempSync(join(scratch, 'cg-'))] };
+    const sandbox = await prepared({ ...NONE, memoryMb: 64 }, base);
+    const before = readdirSync(base.dirs[0]!);
+    const wrapped = sandbox.forTool({ policy: { memoryMb: 0, processes: 0 } }).wrap([tool], { cwd: work });
+    expect(wrapped.command).toEqual([ok, ...bwrapArgs([], TOOL_MOUNTS), '--', tool]);
+    expect(wrapped.extraPipes).toBe(0);
+    expect(readdirSync(base.dirs[0]!)).toEqual(before);
+  });
+
+  it('with a cgroup, prlimit sets only the CPU time and core files: memory and processes are the cgroup\'s', async () => {
+    const base: CgroupBase = { version: 2, dirs: [mkdtempSync(join(scratch, 'cg-'))] };
+    const sandbox = await prepared({ cpuSeconds: 2, memoryMb: 64, processes: 5 }, base);
+    expect(sandbox.forTool().wrap([tool], { cwd: work }).command).toEqual(['/usr/bin/prlimit', '--core=0', '--cpu=2:3', '--', ok, '--args', '3', '--', tool]);
+  });
+
+  it("the probe's call ends as a call does: its cgroup removed", async () => {
+    const base: CgroupBase = { version: 2, dirs: [mkdtempSync(join(scratch, 'cg-'))] };
+    const remove = vi.spyOn(CallCgroup.prototype, 'remove');
+    try {
+      await prepared({ ...NONE, memoryMb: 64 }, base);
+      expect(remove).toHaveBeenCalledTimes(1);
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+
+  const runtimes: [string, () => string, (runtime: string) => string[]][] = [
+    ['a runtime outside a bin folder: its own folder', () => join(scratch, 'rt', 'node'), (runtime) => ['--ro-bind', dirname(runtime), dirname(runtime)]],
+    ['a runtime in a folder under /usr: none (a system folder)', () => '/usr/lib/os-release', () => []],
+  ];
+  for (const [what, runtime, mounts] of runtimes) {
+    it(`the relay's runtime mounted for a tool allowed a host: ${what}`, async () => {
+      const path = runtime();
+      if (path.startsWith(scratch)) {
+        mkdirSync(dirname(path), { recursive: true });
+        writeFileSync(path, '');
+      }
+      const execPath = process.execPath;
+      process.execPath = path;
+      try {
+        const wrapped = (await prepared({ ...NONE, allowNet: ['example.com'] })).forTool().wrap([tool], { cwd: work });
+        const args = wrapped.command.slice(1, wrapped.command.indexOf('--', 1));
+        const socket = args[args.indexOf('/run/twylt-proxy.sock') - 1]!;
+        // The read-only mounts shortest first (scratch/rt before scratch/prefix), then the workspace.
+        expect(args).toEqual([...HEAD, ...mountArgs(), '--tmpfs', '/tmp', '--dir', '/tmp/home', ...mounts(path), ...TOOL_MOUNTS, '--ro-bind', socket, '/run/twylt-proxy.sock', '--remount-ro', '/', '--chdir', work]);
+      } finally {
+        process.execPath = execPath;
+      }
+    });
+  }
+});
+
+describe('a bwrap that cannot be spawned, with a cgroup', () => {
+  it('is refused as missing, and nothing is joined to the call cgroup for a process that never started', async () => {
+    const base: CgroupBase = { version: 2, dirs: [mkdtempSync(join(scratch, 'cg-'))] };
+    const missing = join(scratch, 'no-bwrap');
+    const error = await prepareSandbox({ ...NONE, memoryMb: 64 }, { bwrap: missing, cgroup: base }).catch((thrown: Error) => thrown);
+    expect((error as Error).message).toBe(`bubblewrap (${missing}) cannot make a sandbox here: spawn ${missing} ENOENT; refusing to run tools unsandboxed (docs/sandbox.md)`);
+    const [call] = readdirSync(base.dirs[0]!);
+    expect(readdirSync(join(base.dirs[0]!, call!)).sort()).toEqual(['memory.max', 'memory.swap.max']);
   });
 });
 

@@ -177,6 +177,27 @@ describe("the tool's environment, allowRead, allowWrite, workspaces", () => {
   it('SandboxPolicyError is named so', () => expect(new SandboxPolicyError('x').name).toBe('SandboxPolicyError'));
 });
 
+describe('the packages a node_modules links to', () => {
+  beforeAll(() => {
+    // A monorepo's node_modules linking into a package's own node_modules (inside the repository).
+    file(join(root, 'mono2', 'package.json'));
+    file(join(root, 'mono2', 'apps', 'a', 'package.json'));
+    file(join(root, 'mono2', 'apps', 'a', 'main.js'));
+    mkdirSync(join(root, 'mono2', 'packages', 'dep', 'node_modules', 'inner'), { recursive: true });
+    mkdirSync(join(root, 'mono2', 'node_modules'), { recursive: true });
+    symlinkSync(join(root, 'mono2', 'packages', 'dep', 'node_modules', 'inner'), join(root, 'mono2', 'node_modules', 'dep'));
+    // A project whose node_modules is a file, not a folder.
+    file(join(root, 'nmfile', 'package.json'));
+    file(join(root, 'nmfile', 'main.js'));
+    file(join(root, 'nmfile', 'node_modules'));
+  });
+  const rows: [string, () => Mount[], Mount[]][] = [
+    ['a link to a package in another node_modules: that node_modules folder (one mount for its packages)', () => mounts(['node', join(root, 'mono2', 'apps', 'a', 'main.js')]), [...ro('mono2/apps/a', 'mono2/node_modules', 'mono2/packages/dep/node_modules'), ...rw('work')]],
+    ['a node_modules that is a file: nothing to follow in it', () => mounts(['node', join(root, 'nmfile', 'main.js')]), [...ro('nmfile'), ...rw('work')]],
+  ];
+  for (const [what, got, expected] of rows) it(what, () => expect(sorted(got())).toEqual(sorted(expected)));
+});
+
 describe('findExecutable', () => {
   beforeAll(() => {
     file(join(root, 'path1', 'both'), '', 0o644);
@@ -216,5 +237,106 @@ describe('systemMounts', () => {
       expect(list).toContainEqual(expected);
     }
     for (const path of ['/lib32', '/libx32', '/etc/pki/tls/certs']) if (!existsSync(path)) expect(paths).not.toContain(path);
+  });
+
+  it('of /etc exactly the listed files and folders that exist here: never /etc itself (with or without its slash), nothing else', () => {
+    const { existsSync } = require('node:fs') as typeof import('node:fs');
+    const listed = ['ld.so.cache', 'ld.so.conf', 'ld.so.conf.d', 'alternatives', 'passwd', 'group', 'nsswitch.conf', 'hosts', 'localtime', 'timezone', 'mime.types', 'protocols', 'services', 'os-release', 'debian_version', 'gitconfig', 'ca-certificates', 'ca-certificates.conf', 'ssl/certs', 'ssl/openssl.cnf', 'pki/tls/certs', 'pki/ca-trust', 'crypto-policies'];
+    const etc = systemMounts().filter((mount) => mount.path.startsWith('/etc'));
+    expect(etc).toEqual(listed.map((name) => `/etc/${name}`).filter((path) => existsSync(path)).map((path) => ({ kind: 'ro', path })));
+  });
+});
+
+describe('links into what is visible already, and a real node_modules above the code in HOME', () => {
+  const home2 = join(root, 'home2');
+  beforeAll(() => {
+    // A project whose node_modules links into the writable workspace and into a system folder.
+    file(join(root, 'lp', 'package.json'));
+    file(join(root, 'lp', 'main.js'));
+    mkdirSync(join(work, 'pkg'), { recursive: true });
+    mkdirSync(join(root, 'lp', 'node_modules'), { recursive: true });
+    symlinkSync(join(work, 'pkg'), join(root, 'lp', 'node_modules', 'w'));
+    symlinkSync('/usr/lib', join(root, 'lp', 'node_modules', 'sys'));
+    // HOME with packages installed in its own node_modules (a real folder), and a project below it.
+    file(join(home2, 'proj', 'package.json'));
+    file(join(home2, 'proj', 'main.js'));
+    mkdirSync(join(home2, 'node_modules', 'dep'), { recursive: true });
+    // A scoped package (@scope/name) linked to a package of the same repository.
+    mkdirSync(join(root, 'mono2', 'packages', 'scoped'), { recursive: true });
+    mkdirSync(join(root, 'mono2', 'node_modules', '@sc'), { recursive: true });
+    symlinkSync(join(root, 'mono2', 'packages', 'scoped'), join(root, 'mono2', 'node_modules', '@sc', 'pkg'));
+  });
+  let savedHome2: string | undefined;
+  beforeEach(() => {
+    savedHome2 = process.env.HOME;
+    process.env.HOME = home2;
+  });
+  afterEach(() => {
+    process.env.HOME = savedHome2;
+  });
+
+  it('a link into the writable workspace or a system folder is followed (mounted read-only, inside what the tool sees already)', () => {
+    process.env.HOME = home;
+    expect(mounts(['node', join(root, 'lp', 'main.js')])).toEqual([{ kind: 'ro', path: '/usr/lib' }, ...ro('lp'), ...rw('work'), ...ro('work/pkg')]);
+  });
+
+  it('a scoped package (@scope/name) links like any other: followed inside the repository', () => {
+    process.env.HOME = home;
+    expect(sorted(mounts(['node', join(root, 'mono2', 'apps', 'a', 'main.js')]))).toEqual(
+      sorted([...ro('mono2/apps/a', 'mono2/node_modules', 'mono2/packages/dep/node_modules', 'mono2/packages/scoped'), ...rw('work')]),
+    );
+  });
+
+  it('a dangling link in a node_modules: skipped, no failure', () => {
+    process.env.HOME = home;
+    mkdirSync(join(root, 'dangle', 'node_modules'), { recursive: true });
+    file(join(root, 'dangle', 'package.json'));
+    file(join(root, 'dangle', 'main.js'));
+    symlinkSync(join(root, 'no-such-target'), join(root, 'dangle', 'node_modules', 'gone'));
+    expect(sorted(mounts(['node', join(root, 'dangle', 'main.js')]))).toEqual(sorted([...ro('dangle'), ...rw('work')]));
+  });
+
+  it('an absolute command that does not exist: its would-be prefix (bwrap then reports the missing source), no failure here', () => {
+    process.env.HOME = home;
+    expect(sorted(mounts([join(root, 'nowhere', 'bin', 'tool')]))).toEqual(sorted([...ro('nowhere'), ...rw('work')]));
+  });
+
+  it("a #! interpreter that is a link: its own prefix and its target's", () => {
+    process.env.HOME = home;
+    file(join(root, 'itarget', 'bin', 'py'), '', 0o755);
+    mkdirSync(join(root, 'ilink', 'bin'), { recursive: true });
+    symlinkSync(join(root, 'itarget', 'bin', 'py'), join(root, 'ilink', 'bin', 'py'));
+    file(join(root, 'iscript', 'bin', 'run'), `#!${join(root, 'ilink', 'bin', 'py')}\n`, 0o755);
+    expect(sorted(mounts([join(root, 'iscript', 'bin', 'run')]))).toEqual(sorted([...ro('ilink', 'iscript', 'itarget'), ...rw('work')]));
+  });
+
+  it("a first line with #! not at its start names no interpreter", () => {
+    process.env.HOME = home;
+    file(join(root, 'notshebang', 'bin', 'run'), `echo #!${join(root, 'interp', 'bin', 'py')}\n`, 0o755);
+    expect(sorted(mounts([join(root, 'notshebang', 'bin', 'run')]))).toEqual(sorted([...ro('notshebang'), ...rw('work')]));
+  });
+
+  it('reading a #! line leaves no descriptor open', () => {
+    process.env.HOME = home;
+    const { readdirSync } = require('node:fs') as typeof import('node:fs');
+    const before = readdirSync('/proc/self/fd').length;
+    for (let i = 0; i < 50; i++) mounts([join(root, 'scripts', 'bin', 'run')]);
+    expect(readdirSync('/proc/self/fd').length).toBeLessThan(before + 10);
+  });
+
+  it('a PYTHONPATH entry that is a file (a zip) outside any project: its folder', () => {
+    process.env.HOME = home;
+    file(join(root, 'zips', 'lib.zip'));
+    expect(sorted(mounts(['python3'], { env: { PYTHONPATH: join(root, 'zips', 'lib.zip') } }))).toEqual(sorted([...ro('zips'), ...rw('work')]));
+  });
+
+  it('a HOME that does not exist: / still refused, other paths allowed', () => {
+    process.env.HOME = join(root, 'no-such-home');
+    expect(() => mounts(['node'], { allowRead: ['/'] })).toThrow(new SandboxPolicyError(`the sandbox refuses to expose /: it is / or holds the home folder undefined; name a folder inside it`));
+    expect(sorted(mounts(['node'], { allowRead: [join(root, 'plain')] }))).toEqual(sorted([...ro('plain'), ...rw('work')]));
+  });
+
+  it("code below HOME: HOME's own node_modules folder is mounted (Node.js looks there), HOME itself never", () => {
+    expect(sorted(mounts(['node', join(home2, 'proj', 'main.js')]))).toEqual(sorted([...ro('home2/proj', 'home2/node_modules'), ...rw('work')]));
   });
 });

@@ -6,7 +6,7 @@
  * end to end by hostile.test.ts and sandbox.test.ts.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -201,5 +201,39 @@ describe('findCgroupBase', () => {
     }
     // Its own probe folder is gone (other test files' consumers may be probing beside it at this moment).
     for (const dir of base.dirs) expect(readdirSync(dir)).not.toContain(`twylt-probe-${process.pid}`);
+  });
+
+  it("its defaults read this process's /proc/self/cgroup under /sys/fs/cgroup: a writable v1 memory and pids pair is found", () => {
+    const lines = read('/proc/self/cgroup').trim().split('\n').map((line) => line.split(':'));
+    const of = (name: string) => lines.find(([, list]) => list!.split(',').includes(name))?.[2];
+    const [memory, pids] = [of('memory'), of('pids')];
+    if (memory === undefined || pids === undefined) return;
+    const dirs = [join('/sys/fs/cgroup/memory', memory), join('/sys/fs/cgroup/pids', pids)];
+    // Writable here? Tried without the source: a folder made and removed in each.
+    const probe = `twylt-test-${process.pid}`;
+    try {
+      for (const dir of dirs) {
+        mkdirSync(join(dir, probe));
+        rmdirSync(join(dir, probe));
+      }
+    } catch {
+      return;
+    }
+    expect(findCgroupBase()).toEqual({ version: 1, dirs });
+  });
+
+  it("this machine's own v1 cgroup where the probe folder cannot be made (it is there already): none", () => {
+    const base = findCgroupBase();
+    if (base?.version !== 1) return;
+    const names = base.dirs.map((dir, index) => dir.slice(`/sys/fs/cgroup/${index === 0 ? 'memory' : 'pids'}`.length) || '/');
+    const text = `4:memory:${names[0]}\n8:pids:${names[1]}\n`;
+    const blocker = join(base.dirs[0]!, `twylt-probe-${process.pid}`);
+    mkdirSync(blocker);
+    try {
+      expect(findCgroupBase('/sys/fs/cgroup', self(text))).toBeUndefined();
+    } finally {
+      rmdirSync(blocker);
+    }
+    expect(findCgroupBase('/sys/fs/cgroup', self(text))).toEqual(base);
   });
 });

@@ -4,10 +4,16 @@
  * mutation testing (docs/mutation.md, `npm run mutate -- sandbox`: tests/sandbox/*.unit.test.ts)
  * runs them for every mutant; the kernel sandbox itself is tested by the other files here.
  */
-import { describe, expect, it } from 'vitest';
-import { sandboxFromFlags } from '../../packages/twylt/src/toolset/sandbox/flags.js';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import type { SpawnSandbox } from '../../packages/twylt/src/client/spawn.js';
+import type { ToolEntry } from '../../packages/twylt/src/toolset/entry.js';
+import type { PreparedSandbox } from '../../packages/twylt/src/toolset/sandbox/bwrap.js';
+import { entrySandbox, openSandbox, sandboxForEntries, sandboxFromFlags } from '../../packages/twylt/src/toolset/sandbox/flags.js';
 import { mergeSandboxPolicies, resolveSandboxPolicy, SANDBOX_DEFAULTS } from '../../packages/twylt/src/toolset/sandbox/policy.js';
-import { hostAllowed } from '../../packages/twylt/src/toolset/sandbox/proxy.js';
+import { hostAllowed, isInternalAddress } from '../../packages/twylt/src/toolset/sandbox/proxy.js';
 
 describe('the policy', () => {
   it('true, or an empty policy: the defaults (1 GiB, 256 processes, 60 CPU seconds), nothing allowed', () => {
@@ -90,8 +96,91 @@ describe('the host matcher', () => {
     [['[::1]:8080'], '::1', 8080, true],
     [['other.org', 'example.com'], 'example.com', 443, true],
     [[], 'example.com', 443, false],
+    // Only a bracket that opens or closes the whole host is stripped: one inside is part of the name.
+    [['ab'], 'a[b', 443, false],
+    [['ab'], 'a]b', 443, false],
+    [['ab'], '[ab]', 443, true],
+    // In an entry too (a manifest's allowNet is not the flag's checked text).
+    [['a[b'], 'ab', 443, false],
+    [['a]b'], 'ab', 443, false],
   ];
   for (const [allowed, host, port, expected] of cases) {
     it(`${JSON.stringify(allowed)} ${expected ? 'allows' : 'refuses'} ${host}:${port}`, () => expect(hostAllowed(allowed, host, port)).toBe(expected));
   }
+});
+
+describe("which entries get a sandbox (sandboxForEntries, entrySandbox, openSandbox)", () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'twylt-rules-unit-'));
+  /** A stand-in for bwrap that reports no capability (the probe's only question here). */
+  const bwrap = join(scratch, 'bwrap');
+  writeFileSync(bwrap, "#!/bin/sh\nprintf 'CapEff:\\t0000000000000000\\n'\n");
+  chmodSync(bwrap, 0o755);
+  const NONE = { memoryMb: 0, processes: 0, cpuSeconds: 0 };
+  const opened: PreparedSandbox[] = [];
+  afterAll(async () => {
+    for (const sandbox of opened) await sandbox.close();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+  const entry = (sandbox?: ToolEntry['sandbox'], more: Partial<ToolEntry> = {}): ToolEntry => ({ command: ['tool'], ...(sandbox !== undefined ? { sandbox } : {}), ...more });
+
+  it('none without a policy and without an entry asking for one (false and unset do not)', async () => {
+    for (const entries of [[], [entry()], [entry(false)], [entry(false), entry()]]) expect(await sandboxForEntries(undefined, entries, { bwrap, cgroup: null })).toBeUndefined();
+  });
+
+  it("the consumer's policy when it has one; the default policy when only an entry asks (true or a policy of its own)", async () => {
+    const given = await sandboxForEntries(NONE, [], { bwrap, cgroup: null });
+    opened.push(given!);
+    expect(given!.policy).toEqual({ ...NONE, allowRead: [], allowWrite: [], allowNet: [], allowEnv: [] });
+    for (const asking of [entry(true), entry({ allowEnv: ['X'] })]) {
+      const base = { version: 2 as const, dirs: [mkdtempSync(join(scratch, 'cg-'))] };
+      const prepared = await sandboxForEntries(undefined, [entry(false), asking], { bwrap, cgroup: base });
+      opened.push(prepared!);
+      expect(prepared!.policy).toEqual(resolveSandboxPolicy(true));
+    }
+  });
+
+  it("an entry's launcher: none for sandbox false, none unasked without a prepared sandbox, refused when asked without one; else forTool with its cwd, name and own policy", () => {
+    const forTool = vi.fn((options: unknown) => ({ options }) as unknown as SpawnSandbox);
+    const prepared = { forTool } as unknown as PreparedSandbox;
+    expect(entrySandbox(entry(false), prepared)).toBeUndefined();
+    expect(entrySandbox(entry(), undefined)).toBeUndefined();
+    expect(entrySandbox(entry(false), undefined)).toBeUndefined();
+    expect(() => entrySandbox(entry(true, { command: ['tool', 'x'] }), undefined)).toThrow(new Error('the tool ["tool","x"] asks for a sandbox, and its consumer prepared none (sandboxForEntries)'));
+    expect(() => entrySandbox(entry({}), undefined)).toThrow('asks for a sandbox');
+    expect(forTool).not.toHaveBeenCalled();
+    entrySandbox(entry(undefined, { cwd: '/w', name: 'n' }), prepared);
+    entrySandbox(entry(true), prepared);
+    entrySandbox(entry({ allowNet: ['h'] }, { cwd: '/v' }), prepared);
+    expect(forTool.mock.calls).toEqual([
+      [{ workspace: '/w', name: 'n', policy: undefined }],
+      [{ workspace: process.cwd(), name: undefined, policy: undefined }],
+      [{ workspace: '/v', name: undefined, policy: { allowNet: ['h'] } }],
+    ]);
+  });
+
+  it('openSandbox: the flags\' sandbox, prepared; none without a flag', async () => {
+    expect(await openSandbox({}, '/work/here')).toBeUndefined();
+    process.env.TWYLT_SANDBOX_BWRAP = bwrap;
+    try {
+      const sandbox = await openSandbox({ 'sandbox-memory': '0', 'sandbox-processes': '0', 'sandbox-cpu-seconds': '0', 'sandbox-allow-env': ['E'] }, '/work/here');
+      opened.push(sandbox!);
+      expect(sandbox!.policy).toEqual({ ...NONE, allowRead: [], allowWrite: [], allowNet: [], allowEnv: ['E'] });
+    } finally {
+      delete process.env.TWYLT_SANDBOX_BWRAP;
+    }
+  });
+});
+
+describe('isInternalAddress: an IPv4 address embedded at the end of an IPv6 one', () => {
+  // Only the IPv4-mapped, -compatible and NAT64 prefixes carry an IPv4 address to check as such.
+  const rows: [string, boolean][] = [
+    ['::127.0.0.1', true],
+    ['1::127.0.0.1', false],
+    ['2001:db8::10.0.0.1', false],
+    // Octets of several digits, in each place.
+    ['::ffff:127.100.100.100', true],
+    ['64:ff9b::192.168.100.200', true],
+    ['::ffff:100.64.10.10', true],
+  ];
+  for (const [address, expected] of rows) it(`${address}: ${expected ? 'internal' : 'public'}`, () => expect(isInternalAddress(address)).toBe(expected));
 });

@@ -88,6 +88,7 @@ export interface PrepareOptions {
  * Check that the sandbox works here (Linux, bwrap, namespaces, the limits asked for); each
  * tool's proxy starts with its first call. Throws SandboxUnavailableError with the reason.
  */
+// Stryker disable next-line BooleanLiteral: `false` as the default is equivalent: resolveSandboxPolicy(false) reads every field as undefined and gives the defaults, as for `true`
 export async function prepareSandbox(given: SandboxPolicy | true = true, options: PrepareOptions = {}): Promise<PreparedSandbox> {
   const policy = resolveSandboxPolicy(given);
   if (process.platform !== 'linux') {
@@ -98,6 +99,7 @@ export async function prepareSandbox(given: SandboxPolicy | true = true, options
   const prlimit = findExecutable('prlimit', process.cwd(), process.env.PATH);
   const cgroup = policy.memoryMb > 0 || policy.processes > 0 ? (options.cgroup === undefined ? findCgroupBase() : (options.cgroup ?? undefined)) : undefined;
   if (cgroup) sweepCgroups(cgroup);
+  // Stryker disable next-line OptionalChaining: process.getuid exists on Linux, the only platform that gets past the check above
   if (!cgroup && policy.processes > 0 && process.getuid?.() === 0) {
     throw new SandboxUnavailableError(
       'cannot limit processes: no writable cgroup here, and RLIMIT_NPROC does not bind root (--sandbox-processes 0 runs without that limit)',
@@ -199,7 +201,9 @@ class Driver {
     const here = resolve(cwd ?? process.cwd());
     const env = this.#env(declared, policy);
     // A relay and a proxy only for a tool allowed some host, and never for one that is offline.
+    // Stryker disable next-line StringLiteral: any other default for an unset TWYLT_DISABLE_NETWORK is equally no truthy spelling (not offline)
     const relay = policy.allowNet.length > 0 && !/^(1|true|yes|on)$/i.test(env.TWYLT_DISABLE_NETWORK ?? '');
+    // Stryker disable next-line ArrayDeclaration: without a relay the certificates are read nowhere (the mounts add them only with a relay, and the cache key holds `relay` itself)
     const certificates = relay ? this.#networkEnv(env, declared) : [];
     const file = command[0]!;
     if (!findExecutable(file, here, env.PATH)) {
@@ -210,10 +214,12 @@ class Driver {
     const workspaces = [tool.workspace, env.TWYLT_WORKSPACE_ROOT].filter((dir): dir is string => dir !== undefined && dir !== '');
     const key = JSON.stringify([command, here, workspaces, env.PATH, env.PYTHONPATH, env.NODE_PATH, relay, certificates]);
     let mounts = cache.get(key);
+    // Stryker disable next-line ConditionalExpression: the cache only saves computing the same list again (toolMounts is pure for a key)
     if (!mounts) {
       // The relay runs on the consumer's own runtime: its install prefix is readable too.
       const allowRead = relay ? [...policy.allowRead, ...runtimeFolder(), ...certificates] : policy.allowRead;
       mounts = toolMounts({ command, cwd: here, workspaces, env, allowRead, allowWrite: policy.allowWrite });
+      // Stryker disable next-line CallExpression: the cache only saves computing the same list again (toolMounts is pure for a key)
       cache.set(key, mounts);
     }
     const cgroup = this.#cgroup && (policy.memoryMb > 0 || policy.processes > 0) ? new CallCgroup(this.#cgroup, policy.memoryMb, policy.processes) : undefined;

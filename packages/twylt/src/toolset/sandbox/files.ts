@@ -106,6 +106,7 @@ export function toolMounts(files: ToolFiles): Mount[] {
   }
   // PYTHONPATH and NODE_PATH are the entry's (or an install's) environment, not the pack's files.
   for (const name of ['PYTHONPATH', 'NODE_PATH']) {
+    // Stryker disable next-line StringLiteral: any other text for an unset variable is one relative entry, which is ignored as '' is
     for (const entry of (files.env[name] ?? '').split(delimiter)) {
       const real = entry && isAbsolute(entry) ? safeRealpath(entry) : undefined;
       const root = real ? codeRoot(real, home) : undefined;
@@ -192,6 +193,7 @@ function linkedPackages(modules: string): string[] {
 /** The executable a command runs, as PATH finds it (undefined: not found). */
 export function findExecutable(file: string, cwd: string, path: string | undefined): string | undefined {
   if (file.includes('/')) return resolve(cwd, file);
+  // Stryker disable next-line StringLiteral: any other text for an unset PATH is one relative folder without the tool, as '' is none
   for (const dir of (path ?? '').split(delimiter)) {
     if (!dir) continue;
     const candidate = resolve(cwd, dir, file);

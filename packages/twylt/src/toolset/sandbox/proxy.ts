@@ -333,7 +333,12 @@ function serve(client: Socket, settings: Settings, opened: (upstream: Socket) =>
     resolved.then(
       (addresses) => {
         if (client.destroyed) return;
-        if (addresses.length === 0) throw new Error('no address');
+        // No address is answered as no name: a throw here would be an unhandled rejection
+        // (the end of the consumer), and the tool would wait for an answer that never comes.
+        if (addresses.length === 0) {
+          answer(client, 502, `cannot resolve ${host}`);
+          return;
+        }
         // A wildcard names hosts on the internet: never one that resolves to this machine or its network.
         const internal = match === 'wildcard' ? addresses.find(({ address }) => isInternalAddress(address)) : undefined;
         if (internal) {

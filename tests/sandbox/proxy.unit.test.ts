@@ -1,0 +1,271 @@
+/**
+ * What the filtering proxy of proxy.ts answers, request by request, from the source
+ * (docs/mutation.md): absolute-form http:// requests passed on as origin-form with their
+ * headers and body, only http://, the default port 80, a head too large (431), a request it
+ * cannot parse (400), a name that does not resolve or an upstream that cannot be reached
+ * (502), an upstream that resets a tunnel, bytes sent before the tunnel was up, the system
+ * resolver; and the operator's refusal line, row by row. The sessions' caps and timeouts and
+ * the wildcard rule are in proxy.test.ts.
+ */
+import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { refusalLine, startProxy, type ProxyOptions, type ProxyRefusal, type ResolvedAddress } from '../../packages/twylt/src/toolset/sandbox/proxy.js';
+
+/** What each connection to the upstream received, in order. */
+const received: string[] = [];
+let upstream: Server;
+let port = 0;
+/** A port nothing listens on. */
+let closedPort = 0;
+/** The upstream's connections, to reset one. */
+const sockets: Socket[] = [];
+
+beforeAll(async () => {
+  upstream = createServer((socket) => {
+    const index = received.push('') - 1;
+    sockets.push(socket);
+    socket.on('error', () => {});
+    socket.on('data', (data) => {
+      received[index] += data.toString('latin1');
+      if (received[index]!.includes('\r\n\r\n') || received[index] === 'EARLY') socket.write('upstream answer');
+    });
+  });
+  await new Promise<void>((done) => upstream.listen(0, '127.0.0.1', done));
+  port = (upstream.address() as AddressInfo).port;
+  const spare = createServer();
+  await new Promise<void>((done) => spare.listen(0, '127.0.0.1', done));
+  closedPort = (spare.address() as AddressInfo).port;
+  await new Promise((done) => spare.close(done));
+});
+afterAll(() => upstream.close());
+
+/** Names no DNS knows. */
+const lookup = async (host: string): Promise<ResolvedAddress[]> => {
+  if (host === 'up.test') return [{ address: '127.0.0.1', family: 4 }];
+  if (host === 'none.test') return [];
+  throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+};
+
+/** Send `request` (all at once) on a session of a proxy allowing `allowed`; what came back until it closed, or `until` matched. */
+async function exchange(allowed: string[], request: string | Buffer, options: ProxyOptions & { until?: RegExp; onMatch?: (socket: Socket) => void } = {}): Promise<{ answer: string; refusals: ProxyRefusal[] }> {
+  const refusals: ProxyRefusal[] = [];
+  const proxy = startProxy(allowed, { lookup, onRefusal: (refusal) => refusals.push(refusal), ...options });
+  try {
+    const session = proxy.open();
+    const answer = await new Promise<string>((done) => {
+      const client = connect(session.socket);
+      let text = '';
+      client.on('error', () => {});
+      client.on('data', (data) => {
+        text += data.toString('latin1');
+        if (options.until?.test(text)) {
+          if (options.onMatch) options.onMatch(client);
+          else client.destroy();
+        }
+      });
+      client.on('close', () => done(text));
+      client.write(request);
+    });
+    session.close();
+    return { answer, refusals };
+  } finally {
+    await proxy.close();
+  }
+}
+
+const status = (answer: string) => answer.split('\r\n')[0];
+const body = (answer: string) => answer.slice(answer.indexOf('\r\n\r\n') + 4);
+
+describe('absolute-form http:// requests', () => {
+  it('are passed on as origin-form, with the version, the headers and the body that came with the head', async () => {
+    received.length = 0;
+    const { answer } = await exchange([`127.0.0.1:${port}`], `POST http://127.0.0.1:${port}/path/x?q=1 HTTP/1.0\r\nHost: 127.0.0.1\r\nX-One: 1\r\n\r\nBODY`, { until: /upstream answer/ });
+    expect(answer).toBe('upstream answer');
+    expect(received).toEqual([`POST /path/x?q=1 HTTP/1.0\r\nHost: 127.0.0.1\r\nX-One: 1\r\n\r\nBODY`]);
+  });
+
+  it('a request line without a version is passed on as HTTP/1.1', async () => {
+    received.length = 0;
+    await exchange([`127.0.0.1:${port}`], `GET http://127.0.0.1:${port}/\r\nHost: h\r\n\r\n`, { until: /upstream answer/ });
+    expect(received).toEqual([`GET / HTTP/1.1\r\nHost: h\r\n\r\n`]);
+  });
+
+  it('without a port: port 80 (allowed, resolved, and unreachable here: 502)', async () => {
+    const { answer, refusals } = await exchange(['up.test'], 'GET http://up.test/ HTTP/1.1\r\n\r\n');
+    expect(status(answer)).toBe('HTTP/1.1 502 Bad Gateway');
+    expect(body(answer)).toBe('cannot reach up.test:80');
+    expect(refusals).toEqual([]);
+  });
+
+  const bad: [string, string][] = [
+    ['an https:// URL (https goes through CONNECT)', `GET https://127.0.0.1:${0}/ HTTP/1.1\r\n\r\n`],
+    ['an origin-form request', 'GET / HTTP/1.1\r\nHost: up.test\r\n\r\n'],
+    ['a CONNECT without a port', 'CONNECT up.test HTTP/1.1\r\n\r\n'],
+    ['an empty request line', '\r\n\r\n'],
+  ];
+  for (const [what, request] of bad) {
+    it(`${what}: 400, and no refusal counted`, async () => {
+      const { answer, refusals } = await exchange([`127.0.0.1:${port}`, 'up.test'], request);
+      expect(status(answer)).toBe('HTTP/1.1 400 Bad Request');
+      expect(answer).toContain(`\r\nContent-Type: text/plain\r\nContent-Length: ${body(answer).length}\r\nConnection: close\r\n\r\n`);
+      expect(body(answer)).toBe('the proxy takes CONNECT host:port and absolute-form http:// requests');
+      expect(refusals).toEqual([]);
+    });
+  }
+});
+
+describe('the head and the upstream', () => {
+  it('a head past 16 KiB without its end: 431', async () => {
+    const { answer } = await exchange([], `GET http://up.test/ HTTP/1.1\r\nX: ${'a'.repeat(16 * 1024)}`);
+    expect(status(answer)).toBe('HTTP/1.1 431 Request Header Fields Too Large');
+    expect(body(answer)).toBe('request head too large');
+  });
+
+  it('exactly 16 KiB without its end: still waiting (closed only when idle, with no answer)', async () => {
+    const { answer } = await exchange([], Buffer.alloc(16 * 1024, 'a'), { idleMs: 300 });
+    expect(answer).toBe('');
+  });
+
+  it('a name that does not resolve, or resolves to nothing: 502', async () => {
+    for (const host of ['nowhere.test', 'none.test']) {
+      const { answer, refusals } = await exchange([host], `CONNECT ${host}:443 HTTP/1.1\r\n\r\n`);
+      expect(status(answer)).toBe('HTTP/1.1 502 Bad Gateway');
+      expect(body(answer)).toBe(`cannot resolve ${host}`);
+      expect(refusals).toEqual([]);
+    }
+  });
+
+  it('an upstream that cannot be reached: 502 naming it', async () => {
+    const { answer } = await exchange([`127.0.0.1:${closedPort}`], `CONNECT 127.0.0.1:${closedPort} HTTP/1.1\r\n\r\n`);
+    expect(answer).toBe(`HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain\r\nContent-Length: ${`cannot reach 127.0.0.1:${closedPort}`.length}\r\nConnection: close\r\n\r\ncannot reach 127.0.0.1:${closedPort}`);
+  });
+
+  it('bytes sent right after the CONNECT head reach the upstream once the tunnel is up', async () => {
+    received.length = 0;
+    const { answer } = await exchange([`127.0.0.1:${port}`], `CONNECT 127.0.0.1:${port} HTTP/1.1\r\n\r\nEARLY`, { until: /upstream answer/ });
+    expect(answer).toBe('HTTP/1.1 200 Connection established\r\n\r\nupstream answer');
+    expect(received).toEqual(['EARLY']);
+  });
+
+  it('an upstream that resets an open tunnel ends it: no answer of the proxy inside the tunnel', async () => {
+    sockets.length = 0;
+    const { answer } = await exchange([`127.0.0.1:${port}`], `CONNECT 127.0.0.1:${port} HTTP/1.1\r\n\r\nEARLY`, {
+      until: /upstream answer$/,
+      onMatch: () => sockets.at(-1)!.resetAndDestroy(),
+    });
+    expect(answer).toBe('HTTP/1.1 200 Connection established\r\n\r\nupstream answer');
+  });
+
+  it("the system's resolver when none is given (localhost, an exact entry)", async () => {
+    const refusals: ProxyRefusal[] = [];
+    const proxy = startProxy([`localhost:${port}`], { onRefusal: (refusal) => refusals.push(refusal) });
+    try {
+      const session = proxy.open();
+      const answer = await new Promise<string>((done) => {
+        const client = connect(session.socket);
+        let text = '';
+        client.on('data', (data) => {
+          text += data.toString();
+          if (text.endsWith('upstream answer')) client.destroy();
+        });
+        client.on('close', () => done(text));
+        client.write(`CONNECT localhost:${port} HTTP/1.1\r\n\r\nEARLY`);
+      });
+      expect(answer).toBe('HTTP/1.1 200 Connection established\r\n\r\nupstream answer');
+      session.close();
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
+describe("the operator's refusal line", () => {
+  const rows: [string, Parameters<typeof refusalLine>[0], ProxyRefusal, string][] = [
+    ['a named tool, a host', { tool: 'fetch' }, { host: 'evil.example', port: 443, message: 'twylt sandbox: evil.example:443 is not an allowed host' }, 'twylt sandbox: refused a connection to evil.example:443 of tool "fetch": evil.example:443 is not an allowed host'],
+    ['an IPv6 host in brackets', { tool: 'fetch' }, { host: '::1', port: 80, message: 'm' }, 'twylt sandbox: refused a connection to [::1]:80 of tool "fetch": m'],
+    ['no host (the cap)', { tool: 'fetch' }, { message: 'twylt sandbox: too many' }, 'twylt sandbox: refused a connection of tool "fetch": too many'],
+    ['no name: the command\'s files, not its options nor its JSON input', { command: ['/usr/bin/python3', '-u', '/pack/tools/fetch.py', '{"url":"x"}', '--x=1'] }, { host: 'h', port: 1, message: 'm' }, 'twylt sandbox: refused a connection to h:1 of the tool "python3 fetch.py": m'],
+    ['a name wins over the command', { tool: 'named', command: ['/bin/other'] }, { message: 'm' }, 'twylt sandbox: refused a connection of tool "named": m'],
+    ['neither', {}, { message: 'm' }, 'twylt sandbox: refused a connection of a tool: m'],
+    ['only a leading "twylt sandbox: " is dropped from the message', { tool: 't' }, { message: 'x twylt sandbox: y' }, 'twylt sandbox: refused a connection of tool "t": x twylt sandbox: y'],
+    ['an unprintable host and message', { tool: 't' }, { host: 'a\nb c\x7f', port: 1, message: 'x\ty\u00e9' }, 'twylt sandbox: refused a connection to a?b?c?:1 of tool "t": x?y?'],
+    ['a host bounded to 255 characters', { tool: 't' }, { host: 'a'.repeat(300), port: 1, message: 'm' }, `twylt sandbox: refused a connection to ${'a'.repeat(255)}:1 of tool "t": m`],
+  ];
+  for (const [what, tool, refusal, line] of rows) it(what, () => expect(refusalLine(tool, refusal)).toBe(line));
+
+  it("the command's part bounded to 120 characters", () => {
+    expect(refusalLine({ command: [`/p/${'x'.repeat(200)}`] }, { message: 'm' })).toBe(`twylt sandbox: refused a connection of the tool "${'x'.repeat(120)}": m`);
+  });
+
+  it('the log: each refusal once a minute; past 1000 different ones the memory of them starts over', async () => {
+    const lines: string[] = [];
+    const proxy = startProxy([], { log: (line) => lines.push(line) });
+    try {
+      const session = proxy.open();
+      const refuse = (host: string) =>
+        new Promise<void>((done) => {
+          const client = connect(session.socket);
+          client.on('error', () => {});
+          client.on('data', () => {});
+          client.on('close', () => done());
+          client.write(`CONNECT ${host}:443 HTTP/1.1\r\n\r\n`);
+        });
+      for (let start = 0; start < 1000; start += 50) await Promise.all(Array.from({ length: 50 }, (_, i) => refuse(`h${start + i}.test`)));
+      expect(lines).toHaveLength(1000);
+      await refuse('h0.test');
+      expect(lines).toHaveLength(1000);
+      // The 1001st different one clears the memory: h0 is logged again.
+      await refuse('new.test');
+      await refuse('h0.test');
+      expect(lines).toHaveLength(1002);
+      session.close();
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('the log: another port of the same host is another refusal; the fields name no tool and no host when there are none', async () => {
+    const fields: object[] = [];
+    const proxy = startProxy([], { log: (_line, refusal) => fields.push(refusal) });
+    const capped = startProxy([], { log: (_line, refusal) => fields.push(refusal), maxConnections: 0 });
+    try {
+      const send = (socket: string, host: string) =>
+        new Promise<void>((done) => {
+          const client = connect(socket);
+          client.on('error', () => {});
+          client.on('data', () => {});
+          client.on('close', () => done());
+          client.write(`CONNECT ${host} HTTP/1.1\r\n\r\n`);
+        });
+      const session = proxy.open();
+      await send(session.socket, 'evil.test:443');
+      await send(session.socket, 'evil.test:8443');
+      await send(capped.open().socket, 'evil.test:443');
+      expect(fields).toStrictEqual([
+        { host: 'evil.test', port: 443, message: 'twylt sandbox: evil.test:443 is not an allowed host (--sandbox-allow-net)' },
+        { host: 'evil.test', port: 8443, message: 'twylt sandbox: evil.test:8443 is not an allowed host (--sandbox-allow-net)' },
+        { message: "twylt sandbox: this call has 0 connections open through the proxy, the most one call may have; close one first" },
+      ]);
+    } finally {
+      await proxy.close();
+      await capped.close();
+    }
+  });
+});
+
+describe("the proxy's close()", () => {
+  it("ends the sessions still open and their tunnels", async () => {
+    const proxy = startProxy([`127.0.0.1:${port}`], { lookup });
+    const session = proxy.open();
+    const client = connect(session.socket);
+    const established = new Promise<void>((done) => client.on('data', (data) => data.toString().includes('200') && done()));
+    const closed = new Promise<void>((done) => client.on('close', () => done()));
+    client.on('error', () => {});
+    client.write(`CONNECT 127.0.0.1:${port} HTTP/1.1\r\n\r\n`);
+    await established;
+    expect(session.connections).toBe(1);
+    await proxy.close();
+    await closed;
+    expect(session.connections).toBe(0);
+  });
+});
