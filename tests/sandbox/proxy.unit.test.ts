@@ -102,6 +102,8 @@ describe('absolute-form http:// requests', () => {
     ['an https:// URL (https goes through CONNECT)', `GET https://127.0.0.1:${0}/ HTTP/1.1\r\n\r\n`],
     ['an origin-form request', 'GET / HTTP/1.1\r\nHost: up.test\r\n\r\n'],
     ['a CONNECT without a port', 'CONNECT up.test HTTP/1.1\r\n\r\n'],
+    ['a CONNECT target with a word before host:port', 'CONNECT x:up.test:443 HTTP/1.1\r\n\r\n'],
+    ['a CONNECT port with more after it', 'CONNECT up.test:443x HTTP/1.1\r\n\r\n'],
     ['an empty request line', '\r\n\r\n'],
   ];
   for (const [what, request] of bad) {
