@@ -348,6 +348,29 @@ describe("a session's own ends", () => {
     expect(destroyed.sort()).toEqual([...made].sort());
   });
 
+  it('a tool gone before its name resolved: no upstream is opened for it', async () => {
+    received.length = 0;
+    const slow = async (host: string): Promise<ResolvedAddress[]> => {
+      await new Promise((done) => setTimeout(done, 200));
+      return lookup(host === 'slow.test' ? 'up.test' : host);
+    };
+    const proxy = startProxy([`slow.test:${port}`], { lookup: slow });
+    try {
+      const session = proxy.open();
+      const client = connect(session.socket);
+      client.on('error', () => {});
+      client.write(`CONNECT slow.test:${port} HTTP/1.1\r\n\r\nEARLY`);
+      await new Promise((done) => setTimeout(done, 50));
+      client.destroy();
+      await new Promise((done) => setTimeout(done, 400));
+      // Else its upstream would stay open: the client's close, which ends it, has passed.
+      expect(received).toEqual([]);
+      session.close();
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('bytes sent while the name is still being resolved wait for the tunnel; a second head inside the tunnel is only data', async () => {
     received.length = 0;
     const slow = async (host: string): Promise<ResolvedAddress[]> => {
