@@ -5,15 +5,17 @@
  * findCgroupBase refusing what is not a cgroup filesystem. The real kernel limits are tested
  * end to end by hostile.test.ts and sandbox.test.ts.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { CallCgroup, findCgroupBase, sweepCgroups, type CgroupBase } from '../../packages/twylt/src/toolset/sandbox/limits.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'twylt-limits-unit-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+// The exit listeners there before limits.ts could add its own (the exit hook of pending removals).
+const exitListeners = process.listeners('exit');
 let folders = 0;
 
 function folder(): string {
@@ -147,19 +149,128 @@ describe('removal', () => {
     expect(existsSync(dir)).toBe(false);
   });
 
+  describe('retries, on fake timers', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('an empty call cgroup removed at once leaves no retry behind', () => {
+      vi.useFakeTimers();
+      const base: CgroupBase = { version: 2, dirs: [folder()] };
+      new CallCgroup(base, 0, 0).remove();
+      expect(readdirSync(base.dirs[0]!)).toEqual([]);
+      expect(vi.getTimerCount()).toBe(0);
+    });
+
+    it('a folder already gone (ENOENT) counts as removed: no retry', () => {
+      vi.useFakeTimers();
+      const base: CgroupBase = { version: 2, dirs: [folder()] };
+      const cgroup = new CallCgroup(base, 0, 0);
+      rmdirSync(only(base.dirs[0]!));
+      cgroup.remove();
+      expect(vi.getTimerCount()).toBe(0);
+    });
+
+    // [tries that fail before the folder is emptied, the delay of the try that then removes it]
+    const tries: [number, number][] = [
+      [0, 100],
+      [1, 1000],
+      [2, 5000],
+    ];
+    for (const [failed, delay] of tries) {
+      it(`after ${failed} failed retries the next comes ${delay} ms later`, () => {
+        vi.useFakeTimers();
+        const base: CgroupBase = { version: 2, dirs: [folder()] };
+        const cgroup = new CallCgroup(base, 0, 4);
+        const dir = only(base.dirs[0]!);
+        cgroup.remove();
+        for (const wait of [100, 1000].slice(0, failed)) vi.advanceTimersByTime(wait);
+        expect(existsSync(dir)).toBe(true);
+        rmSync(join(dir, 'pids.max'));
+        vi.advanceTimersByTime(delay - 1);
+        expect(existsSync(dir)).toBe(true);
+        vi.advanceTimersByTime(1);
+        expect(existsSync(dir)).toBe(false);
+        expect(vi.getTimerCount()).toBe(0);
+      });
+    }
+
+    it('three retries at most, then the folder waits for the exit hook, which removes what is still pending', () => {
+      vi.useFakeTimers();
+      const base: CgroupBase = { version: 2, dirs: [folder()] };
+      const cgroup = new CallCgroup(base, 0, 4);
+      const dir = only(base.dirs[0]!);
+      cgroup.remove();
+      vi.advanceTimersByTime(100 + 1000 + 5000);
+      expect(vi.getTimerCount()).toBe(0);
+      rmSync(join(dir, 'pids.max'));
+      vi.advanceTimersByTime(60_000);
+      expect(existsSync(dir)).toBe(true);
+      // One hook for the process, however many calls were retried (this file's tests made several).
+      const hooks = process.listeners('exit').filter((listener) => !exitListeners.includes(listener));
+      expect(hooks).toHaveLength(1);
+      hooks[0]!(0);
+      expect(existsSync(dir)).toBe(false);
+    });
+
+    it('a folder a retry removed is no longer the exit hook\'s', () => {
+      vi.useFakeTimers();
+      const base: CgroupBase = { version: 2, dirs: [folder()] };
+      const cgroup = new CallCgroup(base, 0, 4);
+      const dir = only(base.dirs[0]!);
+      cgroup.remove();
+      rmSync(join(dir, 'pids.max'));
+      vi.advanceTimersByTime(100);
+      expect(existsSync(dir)).toBe(false);
+      // Someone else's folder at that path later: the hook leaves it.
+      mkdirSync(dir);
+      const hooks = process.listeners('exit').filter((listener) => !exitListeners.includes(listener));
+      hooks[0]!(0);
+      expect(existsSync(dir)).toBe(true);
+    });
+  });
+
   it("sweepCgroups removes the empty cgroups of consumers that are gone, not a live one's, not another name", () => {
     const base: CgroupBase = { version: 1, dirs: [folder(), folder()] };
     const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
     const gone = Number(dead.stdout);
     for (const dir of base.dirs) {
-      for (const name of [`twylt-${gone}-1`, `twylt-${gone}-2`, `twylt-${process.pid}-1`, `twylt-1-1`, `other-${gone}-1`, `twylt-${gone}-x`, `twylt-${gone}-3-4`]) mkdirSync(join(dir, name));
+      for (const name of [`twylt-${gone}-1`, `twylt-${gone}-2`, `twylt-${gone}-12`, `twylt-${process.pid}-1`, `twylt-1-1`, `other-${gone}-1`, `old-twylt-${gone}-1`, `twylt-${gone}-x`, `twylt-${gone}-3-4`]) mkdirSync(join(dir, name));
     }
     // A dead consumer's busy cgroup stays.
     writeFileSync(join(base.dirs[0]!, `twylt-${gone}-2`, 'cgroup.procs'), '1');
     sweepCgroups({ version: 1, dirs: [...base.dirs, join(scratch, 'no-such-folder')] });
     // pid 1 is alive (init), and as root kill(1, 0) succeeds: kept.
-    expect(readdirSync(base.dirs[0]!).sort()).toEqual([`other-${gone}-1`, `twylt-${gone}-2`, `twylt-${gone}-3-4`, `twylt-${gone}-x`, `twylt-${process.pid}-1`, 'twylt-1-1'].sort());
-    expect(readdirSync(base.dirs[1]!).sort()).toEqual([`other-${gone}-1`, `twylt-${gone}-3-4`, `twylt-${gone}-x`, `twylt-${process.pid}-1`, 'twylt-1-1'].sort());
+    expect(readdirSync(base.dirs[0]!).sort()).toEqual([`other-${gone}-1`, `old-twylt-${gone}-1`, `twylt-${gone}-2`, `twylt-${gone}-3-4`, `twylt-${gone}-x`, `twylt-${process.pid}-1`, 'twylt-1-1'].sort());
+    expect(readdirSync(base.dirs[1]!).sort()).toEqual([`other-${gone}-1`, `old-twylt-${gone}-1`, `twylt-${gone}-3-4`, `twylt-${gone}-x`, `twylt-${process.pid}-1`, 'twylt-1-1'].sort());
+  });
+  it('a consumer the sweep may not signal (EPERM) is alive: its cgroups stay', async () => {
+    const base: CgroupBase = { version: 2, dirs: [folder()] };
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    // As a user, pid 1 (root's) is one kill(pid, 0) refuses. As root, the sweep runs as nobody
+    // (effective uid only, so it can come back) against a process of a third user: kill(2)
+    // allows a sender whose real uid (still 0) matches the target's.
+    const asRoot = process.geteuid?.() === 0;
+    const other = asRoot ? spawn('setpriv', ['--reuid=12345', '--regid=12345', '--clear-groups', 'sleep', '30'], { stdio: 'ignore' }) : undefined;
+    try {
+      const pid = other?.pid ?? 1;
+      for (const name of [`twylt-${pid}-1`, `twylt-${dead.stdout}-1`]) mkdirSync(join(base.dirs[0]!, name));
+      if (other) {
+        // setpriv has dropped to the third user once the process runs sleep.
+        for (let tries = 0; tries < 100 && !/^sleep/.test(readFileSync(`/proc/${pid}/comm`, 'utf8')); tries++) await new Promise((done) => setTimeout(done, 20));
+        chmodSync(scratch, 0o755);
+        chmodSync(base.dirs[0]!, 0o777);
+        process.seteuid!(65534);
+      }
+      try {
+        sweepCgroups(base);
+      } finally {
+        if (other) process.seteuid!(0);
+      }
+      expect(readdirSync(base.dirs[0]!)).toEqual([`twylt-${pid}-1`]);
+    } finally {
+      other?.kill();
+    }
   });
 });
 
@@ -186,6 +297,18 @@ describe('findCgroupBase', () => {
       expect(findCgroupBase(root, self(text))).toBeUndefined();
       for (const dir of dirs) expect(readdirSync(join(root, dir)).filter((name) => name !== 'cgroup.subtree_control')).toEqual([]);
       expect(read(join(root, 'c', 'cgroup.subtree_control'))).toBe('');
+    });
+  }
+
+  const half: [string, string][] = [
+    ['memory only', '4:memory:/a\n'],
+    ['pids only', '8:pids:/b\n'],
+  ];
+  for (const [what, text] of half) {
+    it(`a /proc/self/cgroup naming ${what} of the two v1 controllers: none`, () => {
+      const root = folder();
+      for (const dir of ['memory/a', 'pids/b']) mkdirSync(join(root, dir), { recursive: true });
+      expect(findCgroupBase(root, self(text))).toBeUndefined();
     });
   }
 

@@ -7,6 +7,7 @@
  * resolver; and the operator's refusal line, row by row. The sessions' caps and timeouts and
  * the wildcard rule are in proxy.test.ts.
  */
+import { createHook } from 'node:async_hooks';
 import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refusalLine, startProxy, type ProxyOptions, type ProxyRefusal, type ResolvedAddress } from '../../packages/twylt/src/toolset/sandbox/proxy.js';
@@ -101,6 +102,8 @@ describe('absolute-form http:// requests', () => {
     ['an https:// URL (https goes through CONNECT)', `GET https://127.0.0.1:${0}/ HTTP/1.1\r\n\r\n`],
     ['an origin-form request', 'GET / HTTP/1.1\r\nHost: up.test\r\n\r\n'],
     ['a CONNECT without a port', 'CONNECT up.test HTTP/1.1\r\n\r\n'],
+    ['a CONNECT target with a word before host:port', 'CONNECT x:up.test:443 HTTP/1.1\r\n\r\n'],
+    ['a CONNECT port with more after it', 'CONNECT up.test:443x HTTP/1.1\r\n\r\n'],
     ['an empty request line', '\r\n\r\n'],
   ];
   for (const [what, request] of bad) {
@@ -267,5 +270,138 @@ describe("the proxy's close()", () => {
     await proxy.close();
     await closed;
     expect(session.connections).toBe(0);
+  });
+});
+
+describe("a session's own ends", () => {
+  it('the refusal of a connection past the cap names the cap', async () => {
+    const { answer, refusals } = await exchange([], 'x', { maxConnections: 0 });
+    const message = 'twylt sandbox: this call has 0 connections open through the proxy, the most one call may have; close one first';
+    expect(status(answer)).toBe('HTTP/1.1 429 Too Many Requests');
+    expect(refusals).toEqual([{ message }]);
+  });
+
+  // A tool that closes its end without reading the proxy's answer resets it (unread bytes in a
+  // Unix socket's queue): the proxy's socket sees ECONNRESET, which must not end the consumer.
+  const unread: [string, ProxyOptions, string][] = [
+    ['its 429 past the cap', { maxConnections: 0 }, ''],
+    ['its 403 for a host not allowed', {}, 'CONNECT blocked.test:443 HTTP/1.1\r\n\r\n'],
+  ];
+  for (const [what, options, request] of unread) {
+    it(`a tool that resets without reading ${what}: the proxy carries on`, async () => {
+      const proxy = startProxy([], { lookup, ...options });
+      try {
+        const session = proxy.open();
+        const client = connect(session.socket);
+        // Paused before it connects: nothing is read from the socket, so the answer stays unread.
+        client.pause();
+        client.on('error', () => {});
+        await new Promise((done) => client.once('connect', done));
+        if (request) client.write(request);
+        await new Promise((done) => setTimeout(done, 150));
+        const closed = new Promise((done) => client.once('close', done));
+        client.destroy();
+        await closed;
+        // The proxy's side is reset; give its error (and a crash, if unhandled) a moment.
+        await new Promise((done) => setTimeout(done, 150));
+        expect(session.connections).toBe(0);
+        session.close();
+      } finally {
+        await proxy.close();
+      }
+    });
+  }
+
+  it("an open session does not hold the consumer's event loop", async () => {
+    const proxy = startProxy([], { lookup });
+    const pipes = () => process.getActiveResourcesInfo().filter((type) => type === 'PipeServerWrap' || type === 'PipeWrap').length;
+    const before = pipes();
+    const session = proxy.open();
+    expect(pipes()).toBe(before);
+    session.close();
+    await proxy.close();
+  });
+
+  it("each of a session's async contexts is destroyed once: adopt() ends the old one, close() (twice) the last", async () => {
+    const made = new Set<number>();
+    const destroyed: number[] = [];
+    const hook = createHook({
+      init: (id, type) => {
+        if (type === 'TwyltProxySession') made.add(id);
+      },
+      destroy: (id) => {
+        if (made.has(id)) destroyed.push(id);
+      },
+    }).enable();
+    const proxy = startProxy([], { lookup });
+    try {
+      const session = proxy.open();
+      session.adopt();
+      session.close();
+      session.close();
+      await new Promise((done) => setTimeout(done, 100));
+    } finally {
+      hook.disable();
+      await proxy.close();
+    }
+    expect(made.size).toBe(2);
+    expect(destroyed.sort()).toEqual([...made].sort());
+  });
+
+  it('a tool gone before its name resolved: no upstream is opened for it', async () => {
+    received.length = 0;
+    const slow = async (host: string): Promise<ResolvedAddress[]> => {
+      await new Promise((done) => setTimeout(done, 200));
+      return lookup(host === 'slow.test' ? 'up.test' : host);
+    };
+    const proxy = startProxy([`slow.test:${port}`], { lookup: slow });
+    try {
+      const session = proxy.open();
+      const client = connect(session.socket);
+      client.on('error', () => {});
+      client.write(`CONNECT slow.test:${port} HTTP/1.1\r\n\r\nEARLY`);
+      await new Promise((done) => setTimeout(done, 50));
+      client.destroy();
+      await new Promise((done) => setTimeout(done, 400));
+      // Else its upstream would stay open: the client's close, which ends it, has passed.
+      expect(received).toEqual([]);
+      session.close();
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('bytes sent while the name is still being resolved wait for the tunnel; a second head inside the tunnel is only data', async () => {
+    received.length = 0;
+    const slow = async (host: string): Promise<ResolvedAddress[]> => {
+      await new Promise((done) => setTimeout(done, 200));
+      return lookup(host === 'slow.test' ? 'up.test' : host);
+    };
+    const proxy = startProxy([`slow.test:${port}`], { lookup: slow });
+    try {
+      const session = proxy.open();
+      const client = connect(session.socket);
+      client.on('error', () => {});
+      let text = '';
+      const answered = new Promise<void>((done) =>
+        client.on('data', (data) => {
+          text += data.toString('latin1');
+          if (text.endsWith('upstream answer')) done();
+        }),
+      );
+      client.write(`CONNECT slow.test:${port} HTTP/1.1\r\n\r\n`);
+      await new Promise((done) => setTimeout(done, 50));
+      client.write('EARLY');
+      await answered;
+      client.write(`GET / HTTP/1.1\r\n\r\n`);
+      await new Promise((done) => setTimeout(done, 200));
+      // The test's upstream answers each piece that holds a head's end: twice, on one connection.
+      expect(text).toBe('HTTP/1.1 200 Connection established\r\n\r\nupstream answerupstream answer');
+      expect(received).toEqual([`EARLYGET / HTTP/1.1\r\n\r\n`]);
+      client.destroy();
+      session.close();
+    } finally {
+      await proxy.close();
+    }
   });
 });

@@ -16,11 +16,17 @@ import { relayMain, type RelaySettings } from '../../packages/twylt/src/toolset/
 const scratch = mkdtempSync(join(tmpdir(), 'twylt-relay-unit-'));
 const socket = join(scratch, 'proxy.sock');
 let proxy: Server;
+/** The proxy's side of each connection the relay made. */
+const proxied: import('node:net').Socket[] = [];
 const net = process.getBuiltinModule('node:net');
 
 beforeAll(async () => {
   // The proxy's stand-in: answers each connection's bytes with `proxy:` before them.
-  proxy = createServer((client) => client.on('data', (data) => client.write(`proxy:${data}`)));
+  proxy = createServer((client) => {
+    proxied.push(client);
+    client.on('error', () => {});
+    client.on('data', (data) => client.write(`proxy:${data}`));
+  });
   await new Promise<void>((done) => proxy.listen(socket, done));
 });
 afterAll(() => {
@@ -102,6 +108,22 @@ describe('the relay', () => {
     const { code } = await relay({ socket, port: await freePort(), command: [join(scratch, 'no-such-tool'), 'x'] });
     expect(code).toBe(127);
     expect(stderr).toHaveBeenCalledWith(`spawn ${join(scratch, 'no-such-tool')} ENOENT\n`);
+  });
+
+  it("a tool's connection reset: the relay also ends its connection to the proxy", async () => {
+    const port = await freePort();
+    await relay({ socket, port, command: ['/bin/sh', '-c', 'exit 0'] });
+    const client = net.connect(port, '127.0.0.1');
+    client.on('error', () => {});
+    await new Promise((done) => {
+      client.once('data', done);
+      client.write('CONNECT example.com:443');
+    });
+    const proxySide = proxied.at(-1)!;
+    const closed = new Promise<string>((done) => proxySide.once('close', () => done('closed')));
+    client.resetAndDestroy();
+    // Else the proxy's side would stay open until the proxy's idle time-out.
+    expect(await Promise.race([closed, new Promise<string>((done) => setTimeout(() => done('still open'), 2000))])).toBe('closed');
   });
 
   it('a proxy that cannot be reached: the connection is closed', async () => {
