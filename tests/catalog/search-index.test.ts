@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LexicalIndex, ToolSearch, readStoredIndex, searchDocument, storedIndexFile, writeStoredIndex } from 'twylt/search';
 import { ROOT } from '../support/process.js';
+import { runTwylt } from '../support/twylt-cli.js';
 import { startBridge } from '../support/mcp.js';
 import { startHttpBridge } from '../support/mcp-http.js';
 import { copyPack, scan, scratch } from './support.js';
@@ -54,6 +55,13 @@ describe('twylt scan --write and a bridge in search mode', () => {
     } finally {
       await bridge.stop();
     }
+  }, 60_000);
+
+  it('is read by twylt search --config too', async () => {
+    const run = await runTwylt(['search', 'add two integers', '--config', catalog]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain(`twylt search: search: index of 1 tools read from ${index}`);
+    expect(run.stdout).toMatch(/ counted /);
   }, 60_000);
 
   it('builds the index again when the tools described differ from the stored index', async () => {

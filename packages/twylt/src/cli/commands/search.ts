@@ -77,11 +77,11 @@ export const command: Command = {
     for (const tool of described) tool.runner.close();
 
     // Loaded only now: no other command needs it.
-    const { Embedder, ToolSearch, searchableTool, toolCards } = await import('../../toolset/search/index.js');
-    const search = new ToolSearch(
-      described.map(({ name, spec, runner }) => searchableTool(name, spec, categoryOf(runner.entry))),
-      { embedder: embeddings && new Embedder(embeddings), log: say },
-    );
+    const { Embedder, ToolSearch, findStoredIndex, searchableTool, storedIndexFile, toolCards } = await import('../../toolset/search/index.js');
+    const tools = described.map(({ name, spec, runner }) => searchableTool(name, spec, categoryOf(runner.entry)));
+    // The index `twylt scan --write` stored beside a catalog, when it is of these very tools.
+    const index = await findStoredIndex(configs.map((file) => storedIndexFile(resolve(io.cwd, file))), tools, say);
+    const search = new ToolSearch(tools, { embedder: embeddings && new Embedder(embeddings), log: say, index });
     await search.ready();
     const result = await search.search(query, { limit, category: values.category });
     const cards = toolCards(result.hits);
