@@ -405,3 +405,77 @@ describe("a session's own ends", () => {
     }
   });
 });
+
+// Each end of a tunnel closes the other, also when the other keeps its half open: else a
+// half-open side holds one of the call's connections until the idle time-out.
+describe("a tunnel's ends", () => {
+  /** An upstream that keeps its half open (allowHalfOpen) and, when `endFirst`, ends its side once the tunnel is up. */
+  async function halfOpenUpstream(endFirst: boolean) {
+    const accepted: Socket[] = [];
+    const server = createServer({ allowHalfOpen: true }, (socket) => {
+      accepted.push(socket);
+      socket.on('error', () => {});
+      socket.on('data', () => {
+        if (endFirst) socket.end('bye');
+      });
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    return { server, accepted, port: (server.address() as AddressInfo).port };
+  }
+
+  it('an upstream that ends its side closes the tool\'s connection, even one the tool keeps half open', async () => {
+    const up = await halfOpenUpstream(true);
+    const proxy = startProxy([`127.0.0.1:${up.port}`], { lookup });
+    try {
+      const session = proxy.open();
+      const client = connect({ path: session.socket, allowHalfOpen: true });
+      client.on('error', () => {});
+      let text = '';
+      const ended = new Promise<void>((done) => client.on('end', () => done()));
+      client.on('data', (data) => {
+        text += data.toString('latin1');
+      });
+      client.write(`CONNECT 127.0.0.1:${up.port} HTTP/1.1\r\n\r\nHELLO`);
+      await ended;
+      expect(text).toBe('HTTP/1.1 200 Connection established\r\n\r\nbye');
+      await new Promise((done) => setTimeout(done, 200));
+      expect(session.connections).toBe(0);
+      client.destroy();
+      session.close();
+    } finally {
+      await proxy.close();
+      up.server.close();
+    }
+  });
+
+  it('a tool gone closes its upstream, even one that keeps its half open', async () => {
+    const up = await halfOpenUpstream(false);
+    const proxy = startProxy([`127.0.0.1:${up.port}`], { lookup });
+    try {
+      const session = proxy.open();
+      const client = connect(session.socket);
+      client.on('error', () => {});
+      const established = new Promise<void>((done) => client.on('data', () => done()));
+      client.write(`CONNECT 127.0.0.1:${up.port} HTTP/1.1\r\n\r\nHELLO`);
+      await established;
+      await new Promise((done) => setTimeout(done, 50));
+      const upstreamSide = up.accepted[0]!;
+      const gone = new Promise<string>((done) => {
+        upstreamSide.once('close', () => done('closed'));
+        setTimeout(() => done('still open'), 1000);
+      });
+      // Two late writes: the first is answered with a reset when the proxy's socket is closed, the second then fails (EPIPE).
+      upstreamSide.once('end', () => {
+        setTimeout(() => upstreamSide.write('late'), 50);
+        setTimeout(() => upstreamSide.write('later'), 150);
+      });
+      client.destroy();
+      expect(await gone).toBe('closed');
+      session.close();
+    } finally {
+      await proxy.close();
+      for (const socket of up.accepted) socket.destroy();
+      up.server.close();
+    }
+  });
+});
