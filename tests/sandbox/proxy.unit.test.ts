@@ -479,3 +479,22 @@ describe("a tunnel's ends", () => {
     }
   });
 });
+
+describe('brackets around a host', () => {
+  // Only a bracket pair around an IPv6 address is dropped: a bracket inside a name stays, so
+  // `up[.test` or `up].test` is never taken for the allowed `up.test`.
+  for (const target of ['up[.test', 'up].test']) {
+    it(`a CONNECT to ${target}:443 is not one to up.test:443`, async () => {
+      const { answer, refusals } = await exchange(['up.test:443'], `CONNECT ${target}:443 HTTP/1.1\r\n\r\n`);
+      expect(status(answer)).toBe('HTTP/1.1 403 Forbidden');
+      expect(refusals).toEqual([{ host: target, port: 443, message: `twylt sandbox: ${target}:443 is not an allowed host (--sandbox-allow-net)` }]);
+    });
+  }
+
+  it('an http:// URL to [::1]: the host is ::1 (allowed, and nothing listens there: 502)', async () => {
+    const { answer, refusals } = await exchange([`[::1]:${closedPort}`], `GET http://[::1]:${closedPort}/ HTTP/1.1\r\n\r\n`);
+    expect(status(answer)).toBe('HTTP/1.1 502 Bad Gateway');
+    expect(body(answer)).toBe(`cannot reach ::1:${closedPort}`);
+    expect(refusals).toEqual([]);
+  });
+});
