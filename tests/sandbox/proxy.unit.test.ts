@@ -498,3 +498,81 @@ describe('brackets around a host', () => {
     expect(refusals).toEqual([]);
   });
 });
+
+// answer(): the tool reads its answer whatever else it sends; the connection ends when the tool
+// closes its end, or a grace after the answer when it never does, and holds nothing meanwhile.
+describe("a refused connection's answer", () => {
+  /** Open a connection on a fresh proxy's session, send `request`, resolve with the client once the whole answer is read. */
+  async function refused(request: string | Buffer, options: ProxyOptions & { allowHalfOpen?: boolean; onWrite?: () => void } = {}) {
+    const proxy = startProxy([], { lookup, idleMs: 10_000, ...options });
+    const session = proxy.open();
+    const client = connect({ path: session.socket, allowHalfOpen: options.allowHalfOpen ?? false });
+    const errors: string[] = [];
+    client.on('error', (error: NodeJS.ErrnoException) => errors.push(error.code ?? error.message));
+    let text = '';
+    const answered = new Promise<void>((done) =>
+      client.on('data', (data) => {
+        text += data.toString('latin1');
+        if (text.includes('\r\n\r\n') && body(text).length === Number(/Content-Length: (\d+)/.exec(text)?.[1])) done();
+      }),
+    );
+    const closed = new Promise<number>((done) => client.on('close', () => done(performance.now())));
+    client.write(request);
+    options.onWrite?.();
+    await answered;
+    return { proxy, session, client, errors, closed, text: () => text, answeredAt: performance.now() };
+  }
+
+  it('a tool that reads its 403 and closes: its connection ends at once, not at the end of the grace', async () => {
+    const { proxy, session, closed, text, answeredAt } = await refused('CONNECT blocked.test:443 HTTP/1.1\r\n\r\n');
+    try {
+      expect(status(text())).toBe('HTTP/1.1 403 Forbidden');
+      // The tool ends on the proxy's FIN; the proxy's side reads that end (it was paused for the lookup).
+      expect((await closed) - answeredAt).toBeLessThan(500);
+      await new Promise((done) => setTimeout(done, 50));
+      expect(session.connections).toBe(0);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('a tool that keeps its end open: closed by the proxy a grace (1 s) after the answer, a timer that holds no event loop', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((type) => type === 'Timeout').length;
+    const before = timers();
+    const { proxy, session, client, text } = await refused('CONNECT blocked.test:443 HTTP/1.1\r\n\r\n', { allowHalfOpen: true });
+    try {
+      expect(status(text())).toBe('HTTP/1.1 403 Forbidden');
+      expect(timers()).toBe(before);
+      expect(session.connections).toBe(1);
+      await new Promise((done) => setTimeout(done, 1300));
+      expect(session.connections).toBe(0);
+    } finally {
+      client.destroy();
+      await proxy.close();
+    }
+  });
+
+  it('a tool that keeps writing after its 431: the proxy reads and drops it, the tool reads one whole answer, no reset', async () => {
+    let writer: NodeJS.Timeout | undefined;
+    let clientRef: Socket | undefined;
+    const { proxy, session, client, errors, text, closed } = await refused(`GET http://up.test/ HTTP/1.1\r\nX: ${'a'.repeat(17 * 1024)}`, {
+      onWrite: () => {
+        writer = setInterval(() => clientRef?.writable && clientRef.write('b'.repeat(4096)), 5);
+      },
+    });
+    clientRef = client;
+    try {
+      await new Promise((done) => setTimeout(done, 200));
+      clearInterval(writer);
+      expect(status(text())).toBe('HTTP/1.1 431 Request Header Fields Too Large');
+      expect(body(text())).toBe('request head too large');
+      client.end();
+      await closed;
+      expect(errors).toEqual([]);
+      expect(session.connections).toBe(0);
+    } finally {
+      clearInterval(writer);
+      await proxy.close();
+    }
+  });
+});
