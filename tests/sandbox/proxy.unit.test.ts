@@ -523,13 +523,14 @@ describe("a refused connection's answer", () => {
     return { proxy, session, client, errors, closed, text: () => text, answeredAt: performance.now() };
   }
 
-  it('a tool that reads its 403 and closes: its connection ends at once, not at the end of the grace', async () => {
-    const { proxy, session, closed, text, answeredAt } = await refused('CONNECT blocked.test:443 HTTP/1.1\r\n\r\n');
+  it('a tool that reads its 403, sends more and closes: its connection ends at once, not at the end of the grace', async () => {
+    const { proxy, session, client, closed, text, answeredAt } = await refused('CONNECT blocked.test:443 HTTP/1.1\r\n\r\n', { allowHalfOpen: true });
     try {
       expect(status(text())).toBe('HTTP/1.1 403 Forbidden');
-      // The tool ends on the proxy's FIN; the proxy's side reads that end (it was paused for the lookup).
+      // The proxy's side was paused for the lookup: it reads (and drops) these bytes, then sees the end.
+      client.end('MORE');
       expect((await closed) - answeredAt).toBeLessThan(500);
-      await new Promise((done) => setTimeout(done, 50));
+      await new Promise((done) => setTimeout(done, 100));
       expect(session.connections).toBe(0);
     } finally {
       await proxy.close();
@@ -556,6 +557,7 @@ describe("a refused connection's answer", () => {
     let writer: NodeJS.Timeout | undefined;
     let clientRef: Socket | undefined;
     const { proxy, session, client, errors, text, closed } = await refused(`GET http://up.test/ HTTP/1.1\r\nX: ${'a'.repeat(17 * 1024)}`, {
+      allowHalfOpen: true,
       onWrite: () => {
         writer = setInterval(() => clientRef?.writable && clientRef.write('b'.repeat(4096)), 5);
       },
