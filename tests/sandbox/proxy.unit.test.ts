@@ -405,3 +405,176 @@ describe("a session's own ends", () => {
     }
   });
 });
+
+// Each end of a tunnel closes the other, also when the other keeps its half open: else a
+// half-open side holds one of the call's connections until the idle time-out.
+describe("a tunnel's ends", () => {
+  /** An upstream that keeps its half open (allowHalfOpen) and, when `endFirst`, ends its side once the tunnel is up. */
+  async function halfOpenUpstream(endFirst: boolean) {
+    const accepted: Socket[] = [];
+    const server = createServer({ allowHalfOpen: true }, (socket) => {
+      accepted.push(socket);
+      socket.on('error', () => {});
+      socket.on('data', () => {
+        if (endFirst) socket.end('bye');
+      });
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    return { server, accepted, port: (server.address() as AddressInfo).port };
+  }
+
+  it('an upstream that ends its side closes the tool\'s connection, even one the tool keeps half open', async () => {
+    const up = await halfOpenUpstream(true);
+    const proxy = startProxy([`127.0.0.1:${up.port}`], { lookup });
+    try {
+      const session = proxy.open();
+      const client = connect({ path: session.socket, allowHalfOpen: true });
+      client.on('error', () => {});
+      let text = '';
+      const ended = new Promise<void>((done) => client.on('end', () => done()));
+      client.on('data', (data) => {
+        text += data.toString('latin1');
+      });
+      client.write(`CONNECT 127.0.0.1:${up.port} HTTP/1.1\r\n\r\nHELLO`);
+      await ended;
+      expect(text).toBe('HTTP/1.1 200 Connection established\r\n\r\nbye');
+      await new Promise((done) => setTimeout(done, 200));
+      expect(session.connections).toBe(0);
+      client.destroy();
+      session.close();
+    } finally {
+      await proxy.close();
+      up.server.close();
+    }
+  });
+
+  it('a tool gone closes its upstream, even one that keeps its half open', async () => {
+    const up = await halfOpenUpstream(false);
+    const proxy = startProxy([`127.0.0.1:${up.port}`], { lookup });
+    try {
+      const session = proxy.open();
+      const client = connect(session.socket);
+      client.on('error', () => {});
+      const established = new Promise<void>((done) => client.on('data', () => done()));
+      client.write(`CONNECT 127.0.0.1:${up.port} HTTP/1.1\r\n\r\nHELLO`);
+      await established;
+      await new Promise((done) => setTimeout(done, 50));
+      const upstreamSide = up.accepted[0]!;
+      const gone = new Promise<string>((done) => {
+        upstreamSide.once('close', () => done('closed'));
+        setTimeout(() => done('still open'), 1000);
+      });
+      // Two late writes: the first is answered with a reset when the proxy's socket is closed, the second then fails (EPIPE).
+      upstreamSide.once('end', () => {
+        setTimeout(() => upstreamSide.write('late'), 50);
+        setTimeout(() => upstreamSide.write('later'), 150);
+      });
+      client.destroy();
+      expect(await gone).toBe('closed');
+      session.close();
+    } finally {
+      await proxy.close();
+      for (const socket of up.accepted) socket.destroy();
+      up.server.close();
+    }
+  });
+});
+
+describe('brackets around a host', () => {
+  // Only a bracket pair around an IPv6 address is dropped: a bracket inside a name stays, so
+  // `up[.test` or `up].test` is never taken for the allowed `up.test`.
+  for (const target of ['up[.test', 'up].test']) {
+    it(`a CONNECT to ${target}:443 is not one to up.test:443`, async () => {
+      const { answer, refusals } = await exchange(['up.test:443'], `CONNECT ${target}:443 HTTP/1.1\r\n\r\n`);
+      expect(status(answer)).toBe('HTTP/1.1 403 Forbidden');
+      expect(refusals).toEqual([{ host: target, port: 443, message: `twylt sandbox: ${target}:443 is not an allowed host (--sandbox-allow-net)` }]);
+    });
+  }
+
+  it('an http:// URL to [::1]: the host is ::1 (allowed, and nothing listens there: 502)', async () => {
+    const { answer, refusals } = await exchange([`[::1]:${closedPort}`], `GET http://[::1]:${closedPort}/ HTTP/1.1\r\n\r\n`);
+    expect(status(answer)).toBe('HTTP/1.1 502 Bad Gateway');
+    expect(body(answer)).toBe(`cannot reach ::1:${closedPort}`);
+    expect(refusals).toEqual([]);
+  });
+});
+
+// answer(): the tool reads its answer whatever else it sends; the connection ends when the tool
+// closes its end, or a grace after the answer when it never does, and holds nothing meanwhile.
+describe("a refused connection's answer", () => {
+  /** Open a connection on a fresh proxy's session, send `request`, resolve with the client once the whole answer is read. */
+  async function refused(request: string | Buffer, options: ProxyOptions & { allowHalfOpen?: boolean; onWrite?: () => void } = {}) {
+    const proxy = startProxy([], { lookup, idleMs: 10_000, ...options });
+    const session = proxy.open();
+    const client = connect({ path: session.socket, allowHalfOpen: options.allowHalfOpen ?? false });
+    const errors: string[] = [];
+    client.on('error', (error: NodeJS.ErrnoException) => errors.push(error.code ?? error.message));
+    let text = '';
+    const answered = new Promise<void>((done) =>
+      client.on('data', (data) => {
+        text += data.toString('latin1');
+        if (text.includes('\r\n\r\n') && body(text).length === Number(/Content-Length: (\d+)/.exec(text)?.[1])) done();
+      }),
+    );
+    const closed = new Promise<number>((done) => client.on('close', () => done(performance.now())));
+    client.write(request);
+    options.onWrite?.();
+    await answered;
+    return { proxy, session, client, errors, closed, text: () => text, answeredAt: performance.now() };
+  }
+
+  it('a tool that reads its 403, sends more and closes: its connection ends at once, not at the end of the grace', async () => {
+    const { proxy, session, client, closed, text, answeredAt } = await refused('CONNECT blocked.test:443 HTTP/1.1\r\n\r\n', { allowHalfOpen: true });
+    try {
+      expect(status(text())).toBe('HTTP/1.1 403 Forbidden');
+      // The proxy's side was paused for the lookup: it reads (and drops) these bytes, then sees the end.
+      client.end('MORE');
+      expect((await closed) - answeredAt).toBeLessThan(500);
+      await new Promise((done) => setTimeout(done, 100));
+      expect(session.connections).toBe(0);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('a tool that keeps its end open: closed by the proxy a grace (1 s) after the answer, a timer that holds no event loop', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((type) => type === 'Timeout').length;
+    const before = timers();
+    const { proxy, session, client, text } = await refused('CONNECT blocked.test:443 HTTP/1.1\r\n\r\n', { allowHalfOpen: true });
+    try {
+      expect(status(text())).toBe('HTTP/1.1 403 Forbidden');
+      expect(timers()).toBe(before);
+      expect(session.connections).toBe(1);
+      await new Promise((done) => setTimeout(done, 1300));
+      expect(session.connections).toBe(0);
+    } finally {
+      client.destroy();
+      await proxy.close();
+    }
+  });
+
+  it('a tool that keeps writing after its 431: the proxy reads and drops it, the tool reads one whole answer, no reset', async () => {
+    let writer: NodeJS.Timeout | undefined;
+    let clientRef: Socket | undefined;
+    const { proxy, session, client, errors, text, closed } = await refused(`GET http://up.test/ HTTP/1.1\r\nX: ${'a'.repeat(17 * 1024)}`, {
+      allowHalfOpen: true,
+      onWrite: () => {
+        writer = setInterval(() => clientRef?.writable && clientRef.write('b'.repeat(4096)), 5);
+      },
+    });
+    clientRef = client;
+    try {
+      await new Promise((done) => setTimeout(done, 200));
+      clearInterval(writer);
+      expect(status(text())).toBe('HTTP/1.1 431 Request Header Fields Too Large');
+      expect(body(text())).toBe('request head too large');
+      client.end();
+      await closed;
+      expect(errors).toEqual([]);
+      expect(session.connections).toBe(0);
+    } finally {
+      clearInterval(writer);
+      await proxy.close();
+    }
+  });
+});
