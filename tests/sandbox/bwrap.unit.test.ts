@@ -390,8 +390,9 @@ describe("a call's end: the limit it ran into", () => {
       rmSync(join(call, 'memory.events'));
     }
     expect(refusals).toStrictEqual([{ reason: 'memory', tool: 'hog' }]);
-    // Removed at once when empty; the retries take the rest.
-    await new Promise((done) => setTimeout(done, 300));
+    // Removed at once when empty; the retries take the rest (waited for, up to 10 s).
+    const rest = () => readdirSync(base.dirs[0]!).length > probe.size;
+    for (const deadline = Date.now() + 10_000; rest() && Date.now() < deadline; ) await new Promise((done) => setTimeout(done, 20));
     expect(readdirSync(base.dirs[0]!)).toEqual([...probe]);
   });
 
