@@ -599,12 +599,7 @@ describe("prepareSandbox's choices: the platform, where bwrap and prlimit come f
     const socket = wrapped.command[wrapped.command.indexOf('/run/twylt-proxy.sock') - 1]!;
     const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     try {
-      await new Promise<void>((done) => {
-        const client = connect(socket);
-        client.on('data', () => {});
-        client.on('close', () => done());
-        client.write('CONNECT evil.example:443 HTTP/1.1\r\n\r\n');
-      });
+      await connectRefused(socket);
       expect(stderr.mock.calls.map(([text]) => text)).toContain('twylt sandbox: refused a connection to evil.example:443 of the tool "tool": evil.example:443 is not an allowed host (--sandbox-allow-net)\n');
     } finally {
       vi.restoreAllMocks();
@@ -738,12 +733,7 @@ describe("one launcher's calls", () => {
     const listener = () => contexts.push(call.getStore());
     subscribe('twylt:sandbox:refusal', listener);
     try {
-      await new Promise<void>((done) => {
-        const client = connect(socket);
-        client.on('data', () => {});
-        client.on('close', () => done());
-        client.write('CONNECT evil.example:443 HTTP/1.1\r\n\r\n');
-      });
+      await connectRefused(socket);
     } finally {
       unsubscribe('twylt:sandbox:refusal', listener);
     }
@@ -840,3 +830,13 @@ describe.skipIf(SANDBOX_SKIP_REASON !== undefined)('the probe with the real bubb
     expect(sandbox.limits).toBe('cgroup');
   });
 });
+
+/** A CONNECT to a host no sandbox allows, through a tool's proxy socket: resolves once the proxy has answered and closed. */
+function connectRefused(socket: string): Promise<void> {
+  return new Promise<void>((done) => {
+    const client = connect(socket);
+    client.on('data', () => {});
+    client.on('close', () => done());
+    client.write('CONNECT evil.example:443 HTTP/1.1\r\n\r\n');
+  });
+}

@@ -356,13 +356,18 @@ describe("a session's own ends", () => {
     expect(destroyed.sort()).toEqual([...made].sort());
   });
 
-  it('a tool gone before its name resolved: no upstream is opened for it', async () => {
+  /** A proxy allowing slow.test (the test's upstream), whose name takes 200 ms to resolve. */
+  function slowProxy() {
     received.length = 0;
     const slow = async (host: string): Promise<ResolvedAddress[]> => {
       await new Promise((done) => setTimeout(done, 200));
       return lookup(host === 'slow.test' ? 'up.test' : host);
     };
-    const proxy = startProxy([`slow.test:${port}`], { lookup: slow });
+    return startProxy([`slow.test:${port}`], { lookup: slow });
+  }
+
+  it('a tool gone before its name resolved: no upstream is opened for it', async () => {
+    const proxy = slowProxy();
     try {
       const session = proxy.open();
       const client = connect(session.socket);
@@ -380,12 +385,7 @@ describe("a session's own ends", () => {
   });
 
   it('bytes sent while the name is still being resolved wait for the tunnel; a second head inside the tunnel is only data', async () => {
-    received.length = 0;
-    const slow = async (host: string): Promise<ResolvedAddress[]> => {
-      await new Promise((done) => setTimeout(done, 200));
-      return lookup(host === 'slow.test' ? 'up.test' : host);
-    };
-    const proxy = startProxy([`slow.test:${port}`], { lookup: slow });
+    const proxy = slowProxy();
     try {
       const session = proxy.open();
       const client = connect(session.socket);
