@@ -12,7 +12,8 @@ import type { SpawnSandbox } from '../../packages/twylt/src/client/spawn.js';
 import type { ToolEntry } from '../../packages/twylt/src/toolset/entry.js';
 import type { PreparedSandbox } from '../../packages/twylt/src/toolset/sandbox/bwrap.js';
 import { entrySandbox, openSandbox, sandboxForEntries, sandboxFromFlags } from '../../packages/twylt/src/toolset/sandbox/flags.js';
-import { mergeSandboxPolicies, resolveSandboxPolicy, SANDBOX_DEFAULTS } from '../../packages/twylt/src/toolset/sandbox/policy.js';
+import { SandboxPolicyError } from '../../packages/twylt/src/toolset/sandbox/errors.js';
+import { checkSandboxPolicy, mergeSandboxPolicies, resolveSandboxPolicy, SANDBOX_DEFAULTS, sandboxPolicyIssues, type SandboxPolicy } from '../../packages/twylt/src/toolset/sandbox/policy.js';
 import { hostAllowed, isInternalAddress } from '../../packages/twylt/src/toolset/sandbox/proxy.js';
 
 describe('the policy', () => {
@@ -43,6 +44,67 @@ describe('the policy', () => {
     });
     expect(mergeSandboxPolicies({}, { allowWrite: ['/w'], processes: 3, cpuSeconds: 2 })).toMatchObject({ allowWrite: ['/w'], processes: 3, cpuSeconds: 2, memoryMb: undefined });
     expect(mergeSandboxPolicies(base, {})).toMatchObject({ memoryMb: 100, processes: 10, cpuSeconds: 5 });
+  });
+});
+
+describe('the one policy check (sandboxPolicyIssues, checkSandboxPolicy)', () => {
+  const HOST_FORMS = 'takes HOST, HOST:PORT or *.DOMAIN';
+  const bad = (policy: unknown) => sandboxPolicyIssues(policy as SandboxPolicy);
+
+  it('an empty policy, and one with every field right, 0 limits included: no issue', () => {
+    expect(bad({})).toEqual([]);
+    const right = { allowRead: ['/r', 'rel'], allowWrite: ['/w'], allowNet: ['example.com', 'h:443', '*.example.com:8443', '10.0.0.1', '[::1]:80'], allowEnv: ['HOME'], memoryMb: 0, processes: 1, cpuSeconds: 2 ** 31 };
+    expect(bad(right)).toEqual([]);
+  });
+
+  it.each(['allowRead', 'allowWrite', 'allowNet', 'allowEnv'])('%s that is not a list: one issue naming the field and the value, its items not read', (key) => {
+    expect(bad({ [key]: 'x' })).toEqual([{ path: key, message: 'must be a list of strings', value: 'x' }]);
+    expect(bad({ [key]: { 0: 'x' } })).toEqual([{ path: key, message: 'must be a list of strings', value: { 0: 'x' } }]);
+  });
+
+  it.each(['allowRead', 'allowWrite', 'allowNet', 'allowEnv'])('%s: each item that is not a non-empty string, by its index', (key) => {
+    expect(bad({ [key]: ['ok.example', '', 3, null] })).toEqual([
+      { path: `${key}[1]`, message: 'must be a non-empty string', value: '' },
+      { path: `${key}[2]`, message: 'must be a non-empty string', value: 3 },
+      { path: `${key}[3]`, message: 'must be a non-empty string', value: null },
+    ]);
+  });
+
+  it('allowNet alone takes host forms: a URL, a path or a wildcard inside a name is an issue there, and nowhere else', () => {
+    expect(bad({ allowNet: ['example.com', 'https://example.com', '/etc', 'a*b.example.com'] })).toEqual([
+      { path: 'allowNet[1]', message: HOST_FORMS, value: 'https://example.com' },
+      { path: 'allowNet[2]', message: HOST_FORMS, value: '/etc' },
+      { path: 'allowNet[3]', message: HOST_FORMS, value: 'a*b.example.com' },
+    ]);
+    expect(bad({ allowRead: ['https://example.com'], allowWrite: ['/etc'], allowEnv: ['a*b'] })).toEqual([]);
+  });
+
+  it.each(['memoryMb', 'processes', 'cpuSeconds'])('%s: a whole number from 0, else one issue with the value', (key) => {
+    for (const fine of [0, 1, 4096]) expect(bad({ [key]: fine })).toEqual([]);
+    for (const wrong of [-1, 1.5, '5', Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53, null]) {
+      expect(bad({ [key]: wrong })).toEqual([{ path: key, message: 'must be a whole number (0: no limit)', value: wrong }]);
+    }
+  });
+
+  it('every issue of a policy, lists first in their order, then limits', () => {
+    expect(bad({ cpuSeconds: -1, allowEnv: [''], memoryMb: 'x', allowRead: 7 }).map((issue) => issue.path)).toEqual(['allowRead', 'allowEnv[0]', 'memoryMb', 'cpuSeconds']);
+  });
+
+  it('checkSandboxPolicy: the same policy back when right (true included); else a SandboxPolicyError naming where and each issue', () => {
+    const right: SandboxPolicy = { allowNet: ['example.com'] };
+    expect(checkSandboxPolicy(right)).toBe(right);
+    expect(checkSandboxPolicy(true)).toBe(true);
+    const thrown = (() => {
+      try {
+        checkSandboxPolicy({ allowNet: ['http://x'], memoryMb: -1 });
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    })();
+    expect(thrown).toBeInstanceOf(SandboxPolicyError);
+    expect((thrown as Error).message).toBe('the sandbox policy is not valid:\n  allowNet[0]: takes HOST, HOST:PORT or *.DOMAIN, got "http://x"\n  memoryMb: must be a whole number (0: no limit), got -1');
+    expect(() => checkSandboxPolicy({ allowEnv: [''] }, 'tools[0].sandbox')).toThrow(/^tools\[0\]\.sandbox is not valid:\n {2}allowEnv\[0\]: must be a non-empty string, got ""$/);
   });
 });
 

@@ -72,6 +72,7 @@ export function sandboxPolicyIssues(policy: SandboxPolicy): PolicyIssue[] {
 
 /** `policy` as it is, or a SandboxPolicyError naming each of its mistakes (sandboxPolicyIssues). */
 export function checkSandboxPolicy<P extends SandboxPolicy | true>(policy: P, where = 'the sandbox policy'): P {
+  // Stryker disable next-line ConditionalExpression,BooleanLiteral: checking `true` itself is equivalent: every field of `true` reads as undefined, so it has no issue
   const issues = policy === true ? [] : sandboxPolicyIssues(policy);
   if (issues.length > 0) throw new SandboxPolicyError(`${where} is not valid:\n${issues.map((issue) => `  ${issue.path}: ${issue.message}, got ${JSON.stringify(issue.value)}`).join('\n')}`);
   return policy;
@@ -92,6 +93,7 @@ export type ResolvedSandboxPolicy = Required<SandboxPolicy>;
 
 /** Fill in the defaults; `true` is the default policy. */
 export function resolveSandboxPolicy(policy: SandboxPolicy | true): ResolvedSandboxPolicy {
+  // Stryker disable next-line ConditionalExpression,BooleanLiteral: reading `true` itself is equivalent: every field of `true` reads as undefined and gets its default
   const given = policy === true ? {} : policy;
   return {
     allowRead: [...(given.allowRead ?? [])],
