@@ -4,13 +4,14 @@
  * headers and body, only http://, the default port 80, a head too large (431), a request it
  * cannot parse (400), a name that does not resolve or an upstream that cannot be reached
  * (502), an upstream that resets a tunnel, bytes sent before the tunnel was up, the system
- * resolver; and the operator's refusal line, row by row. The sessions' caps and timeouts and
+ * resolver; the operator's refusal line, row by row, and what its log counts as the same
+ * refusal; the hex form of an IPv4-mapped address. The sessions' caps and timeouts and
  * the wildcard rule are in proxy.test.ts.
  */
 import { createHook } from 'node:async_hooks';
 import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { refusalLine, startProxy, type ProxyOptions, type ProxyRefusal, type ResolvedAddress } from '../../packages/twylt/src/toolset/sandbox/proxy.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { isInternalAddress, refusalLine, startProxy, type ProxyOptions, type ProxyRefusal, type ResolvedAddress } from '../../packages/twylt/src/toolset/sandbox/proxy.js';
 
 /** What each connection to the upstream received, in order. */
 /** Resolves once `check()` holds; fails naming `what` after 10 s: a verdict that waits for an event, not for a guessed time. */
@@ -263,6 +264,77 @@ describe("the operator's refusal line", () => {
       await capped.close();
     }
   });
+});
+
+/** A CONNECT to `host` on `socket`, resolved once the proxy has closed the connection (its refusal is reported by then). */
+function refuseOn(socket: string, host: string): Promise<void> {
+  return new Promise<void>((done) => {
+    const client = connect(socket);
+    client.on('error', () => {});
+    client.on('data', () => {});
+    client.on('close', () => done());
+    client.write(`CONNECT ${host} HTTP/1.1\r\n\r\n`);
+  });
+}
+
+describe("the operator's log: what counts as the same refusal", () => {
+  it('a name refused again as it resolves to another internal address (round robin) is the same refusal: one line', async () => {
+    const lines: string[] = [];
+    const refusals: ProxyRefusal[] = [];
+    let next = 0;
+    const roundRobin = async (): Promise<ResolvedAddress[]> => [{ address: `10.0.0.${++next}`, family: 4 }];
+    const proxy = startProxy(['*.rr.test'], { lookup: roundRobin, log: (line) => lines.push(line), onRefusal: (refusal) => refusals.push(refusal) });
+    try {
+      const session = proxy.open();
+      await refuseOn(session.socket, 'a.rr.test:443');
+      await refuseOn(session.socket, 'a.rr.test:443');
+      // Two refusals with two messages (each names its address), for one host and port.
+      expect(refusals.map(({ message }) => /resolves to (\S+),/.exec(message)?.[1])).toEqual(['10.0.0.1', '10.0.0.2']);
+      expect(lines).toEqual([
+        'twylt sandbox: refused a connection to a.rr.test:443 of a tool: a.rr.test resolves to 10.0.0.1, a loopback, link-local or private address, which a wildcard entry never reaches (allow the host itself)',
+      ]);
+      session.close();
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('the same refusal is logged again a minute after it was, to the millisecond, and not a millisecond sooner', async () => {
+    const lines: string[] = [];
+    // Only Date is faked (the proxy's clock for the log); sockets and timers run as ever.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const proxy = startProxy([], { log: (line) => lines.push(line) });
+    try {
+      const session = proxy.open();
+      vi.setSystemTime(1_000_000);
+      await refuseOn(session.socket, 'evil.test:443');
+      vi.setSystemTime(1_000_000 + 59_999);
+      await refuseOn(session.socket, 'evil.test:443');
+      expect(lines).toHaveLength(1);
+      vi.setSystemTime(1_000_000 + 60_000);
+      await refuseOn(session.socket, 'evil.test:443');
+      expect(lines).toHaveLength(2);
+      session.close();
+    } finally {
+      vi.useRealTimers();
+      await proxy.close();
+    }
+  });
+});
+
+// The `::ffff:HHHH:HHHH` form is read as the IPv4 address in its last 32 bits, and only that
+// form: the same two groups elsewhere in an address are IPv6.
+describe('isInternalAddress: an IPv4-mapped address written in hex', () => {
+  const rows: [string, boolean][] = [
+    ['::ffff:7f00:1', true],
+    ['::ffff:a00:1', true],
+    // 8.8.8.8: each group read, not taken as zero.
+    ['::ffff:808:808', false],
+    // The mapped prefix not at the start, or more groups after it: not an IPv4-mapped address.
+    ['2001:db8::ffff:7f00:1', false],
+    ['::ffff:7f00:1:2', false],
+  ];
+  for (const [address, expected] of rows) it(`${address}: ${expected ? 'internal' : 'public'}`, () => expect(isInternalAddress(address)).toBe(expected));
 });
 
 describe("the proxy's close()", () => {
