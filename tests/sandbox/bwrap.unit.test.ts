@@ -11,7 +11,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -199,6 +199,9 @@ describe('the argv of a wrap', () => {
     expect(thrown?.message).toBe(
       `spawn ${tool} EISDIR: the sandbox could not put it in its call's cgroup, so it never ran (EISDIR: illegal operation on a directory, open '${join(base.dirs[0]!, call, 'cgroup.procs')}')`,
     );
+    // The kernel's own error kept as the cause.
+    expect(thrown?.cause).toBeInstanceOf(Error);
+    expect(thrown?.cause).toMatchObject({ code: 'EISDIR' });
     await new Promise((done) => setImmediate(done));
     expect(child.kill).toHaveBeenCalledWith('SIGKILL');
     expect(child.written()).toBe('');
@@ -454,6 +457,31 @@ describe('the probe: prepareSandbox refuses a sandbox that does not work', () =>
     });
   }
 
+  it('CapEff 0 after any run of blanks, or none: no capability, accepted', async () => {
+    for (const [name, status] of [['blanks', 'CapEff:\t \t0000000000000000\n'], ['tight', 'CapEff:0\n']]) {
+      expect((await prepared(NONE, null, fakeBwrap(name!, status!))).limits, status).toBe('none');
+    }
+  });
+
+  it("a probe that cannot join its call's cgroup: refused with why (a failure without an errno code says failed), its call's cgroup removed", async () => {
+    const base: CgroupBase = { version: 2, dirs: [mkdtempSync(join(scratch, 'cg-'))] };
+    const joined = vi.spyOn(CallCgroup.prototype, 'join').mockImplementation(() => {
+      throw new Error('the kernel refused');
+    });
+    const remove = vi.spyOn(CallCgroup.prototype, 'remove');
+    try {
+      const error = await prepareSandbox({ ...NONE, memoryMb: 64 }, { bwrap: ok, cgroup: base }).catch((thrown: Error) => thrown);
+      expect(error).toBeInstanceOf(SandboxUnavailableError);
+      expect((error as Error).message).toBe(
+        `bubblewrap (${ok}) cannot make a sandbox here: spawn ${process.execPath} failed: the sandbox could not put it in its call's cgroup, so it never ran (the kernel refused); refusing to run tools unsandboxed (docs/sandbox.md)`,
+      );
+      expect(joined).toHaveBeenCalledTimes(1);
+      expect(remove).toHaveBeenCalledTimes(1);
+    } finally {
+      vi.restoreAllMocks();
+    }
+  }, 15_000);
+
   it('a process limit as root with no cgroup: refused before any probe', async () => {
     if (process.getuid?.() !== 0) return;
     await expect(prepareSandbox({ ...NONE, processes: 4 }, { bwrap: join(scratch, 'no-bwrap'), cgroup: null })).rejects.toThrow(
@@ -680,7 +708,8 @@ describe('a tool allowed some host: more rows', () => {
       });
       expect(answer).toBe('HTTP/1.1 200 Connection established\r\n\r\nupstream\n');
       await sandbox.close();
-      const after = socketOf(sandbox.forTool({ name: 't', policy: { allowNet: ['b.example'] } }).wrap([tool], { cwd: work }).command);
+      // The same tool and hosts: a new proxy, not the closed one.
+      const after = socketOf(sandbox.forTool({ name: 't', policy: { allowNet: ['b.example', `127.0.0.1:${port}`] } }).wrap([tool], { cwd: work }).command);
       expect(dirname(after)).not.toBe(dirname(first));
       expect(existsSync(after)).toBe(true);
     } finally {
@@ -742,6 +771,17 @@ describe("one launcher's calls", () => {
     const offline = sandbox.forTool().wrap([tool], { cwd: work, env: { TWYLT_DISABLE_NETWORK: '1' } });
     expect(() => offline.adopted?.()).not.toThrow();
     expect(offline.ended(0, null)).toBeUndefined();
+  });
+
+  it("a relative certificate path is not mounted, even one that exists from the consumer's folder", async () => {
+    const near = join(scratch, 'certs', 'near');
+    mkdirSync(near, { recursive: true });
+    const relativeNear = relative(process.cwd(), near);
+    expect(existsSync(relativeNear)).toBe(true);
+    const wrapped = (await prepared({ ...NONE, allowNet: ['example.com'] })).forTool().wrap([tool], { cwd: work, env: { SSL_CERT_DIR: `${relativeNear}:${certDir}`, SSL_CERT_FILE: relativeNear } });
+    const text = wrapped.command.join(' ');
+    expect(text).toContain(`--ro-bind ${certDir} ${certDir}`);
+    expect(text).not.toContain(near);
   });
 
   it('a certificate file whose path has a colon is mounted whole (only SSL_CERT_DIR is a list)', async () => {

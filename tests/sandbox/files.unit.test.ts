@@ -316,6 +316,20 @@ describe('links into what is visible already, and a real node_modules above the 
     expect(sorted(mounts([join(root, 'notshebang', 'bin', 'run')]))).toEqual(sorted([...ro('notshebang'), ...rw('work')]));
   });
 
+  it('an absolute command that cannot be opened (a socket: ENXIO, as root too): no #! read, its prefix, no failure', async () => {
+    process.env.HOME = home;
+    const { createServer } = await import('node:net');
+    const socket = join(root, 'sockcmd', 'bin', 'tool');
+    mkdirSync(dirname(socket), { recursive: true });
+    const server = createServer();
+    await new Promise<void>((done) => server.listen(socket, done));
+    try {
+      expect(sorted(mounts([socket]))).toEqual(sorted([...ro('sockcmd'), ...rw('work')]));
+    } finally {
+      await new Promise((done) => server.close(done));
+    }
+  });
+
   it('reading a #! line leaves no descriptor open', () => {
     process.env.HOME = home;
     const { readdirSync } = require('node:fs') as typeof import('node:fs');

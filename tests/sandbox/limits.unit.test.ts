@@ -6,7 +6,7 @@
  * end to end by hostile.test.ts and sandbox.test.ts.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isMainThread } from 'node:worker_threads';
 import { join } from 'node:path';
@@ -347,6 +347,23 @@ describe('findCgroupBase', () => {
       return;
     }
     expect(findCgroupBase()).toEqual({ version: 1, dirs });
+  });
+
+  // A hybrid host (this one) mounts a cgroup v2 beside its v1 hierarchies, without the memory
+  // and pids controllers (v1 holds them): the v2 path runs there up to enabling them, and fails.
+  const unified = '/sys/fs/cgroup/unified';
+  const hybrid = (() => {
+    try {
+      return statfsSync(unified).type === 0x63677270 && !/\b(memory|pids)\b/.test(read(join(unified, 'cgroup.controllers'))) && process.getuid?.() === 0;
+    } catch {
+      return false;
+    }
+  })();
+  it.skipIf(!hybrid)(`a cgroup v2 without the memory and pids controllers (${unified} of a hybrid host, as root): none, and nothing made or enabled there`, () => {
+    const before = read(join(unified, 'cgroup.subtree_control'));
+    expect(findCgroupBase(unified, self('0::/\n'))).toBeUndefined();
+    expect(read(join(unified, 'cgroup.subtree_control'))).toBe(before);
+    expect(readdirSync(unified)).not.toContain(`twylt-probe-${process.pid}`);
   });
 
   it("this machine's own v1 cgroup where the probe folder cannot be made (it is there already): none", () => {

@@ -201,6 +201,16 @@ describe("which entries get a sandbox (sandboxForEntries, entrySandbox, openSand
     }
   });
 
+  it("every policy checked before any sandbox is prepared: the consumer's, and each entry's own, named by its command", async () => {
+    const refusal = (promise: Promise<unknown>) => promise.then(() => undefined, (error: Error) => error);
+    const consumer = await refusal(sandboxForEntries({ ...NONE, memoryMb: -1 }, [], { bwrap, cgroup: null }));
+    expect(consumer).toBeInstanceOf(SandboxPolicyError);
+    expect((consumer as Error).message).toBe('the sandbox policy is not valid:\n  memoryMb: must be a whole number (0: no limit), got -1');
+    const own = await refusal(sandboxForEntries(NONE, [entry(true), entry({ allowEnv: [''] }, { command: ['my tool', '-x'] })], { bwrap, cgroup: null }));
+    expect(own).toBeInstanceOf(SandboxPolicyError);
+    expect((own as Error).message).toBe('the sandbox policy of "my tool" -x is not valid:\n  allowEnv[0]: must be a non-empty string, got ""');
+  });
+
   it("an entry's launcher: none for sandbox false, none unasked without a prepared sandbox, refused when asked without one; else forTool with its cwd, name and own policy", () => {
     const forTool = vi.fn((options: unknown) => ({ options }) as unknown as SpawnSandbox);
     const prepared = { forTool } as unknown as PreparedSandbox;
