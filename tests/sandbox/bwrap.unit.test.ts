@@ -482,8 +482,8 @@ describe('the probe: prepareSandbox refuses a sandbox that does not work', () =>
     }
   }, 15_000);
 
-  it('a process limit as root with no cgroup: refused before any probe', async () => {
-    if (process.getuid?.() !== 0) return;
+  const notRoot = process.getuid?.() !== 0;
+  it.skipIf(notRoot)(`a process limit as root with no cgroup: refused before any probe${notRoot ? ' (skipped: not root; RLIMIT_NPROC binds another user)' : ''}`, async () => {
     await expect(prepareSandbox({ ...NONE, processes: 4 }, { bwrap: join(scratch, 'no-bwrap'), cgroup: null })).rejects.toThrow(
       'cannot limit processes: no writable cgroup here, and RLIMIT_NPROC does not bind root (--sandbox-processes 0 runs without that limit); refusing to run tools unsandboxed (docs/sandbox.md)',
     );
