@@ -18,8 +18,8 @@
  * own, so that what the sandbox refuses is what nobody could do outside it; pyenv's own shim
  * (under /root) is root's only.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,7 +27,7 @@ import { BRIDGE_CLI, bridgeCommand, startBridge } from '../support/mcp.js';
 import { ROOT } from '../support/process.js';
 import { NO_PYTHON_REASON, noPython, python } from '../support/python.js';
 import { runTwylt } from '../support/twylt-cli.js';
-import { AS_NOBODY, NOBODY, UNPRIVILEGED_SKIP_REASON, unprivilegedCopy } from '../support/unprivileged.js';
+import { AS_NOBODY, giveToNobody, pipConfigOf, UNPRIVILEGED_SKIP_REASON, unprivilegedCopy } from '../support/unprivileged.js';
 import { SANDBOX_SKIP_REASON } from '../sandbox/support.js';
 import { PACKS, type Row, scratch } from './support.js';
 
@@ -139,7 +139,7 @@ function nobodyScanner(): Scanner & { remove(): void } {
   const folder = copy.scratch('hostile-scan');
   const config = join(folder, 'home', '.config');
   mkdirSync(join(config, 'pip'), { recursive: true });
-  writeFileSync(join(config, 'pip', 'pip.conf'), pipConfigFiles(SYSTEM_PYTHON!));
+  writeFileSync(join(config, 'pip', 'pip.conf'), pipConfigOf(SYSTEM_PYTHON!));
   handOver('nobody', folder);
   return {
     user: 'nobody',
@@ -156,27 +156,7 @@ function nobodyScanner(): Scanner & { remove(): void } {
 
 /** Make `path` and everything under it `user`'s own (nothing to do for root's). */
 function handOver(user: Scanner['user'], path: string): void {
-  if (user === 'root') return;
-  chownSync(path, NOBODY.uid, NOBODY.gid);
-  if (lstatSync(path).isDirectory()) for (const entry of readdirSync(path)) handOver(user, join(path, entry));
-}
-
-/**
- * pip's configuration from files as root's pip reads it (`python -I -m pip config list`, its
- * `:env:` lines left out: nobody inherits the PIP_* variables), written as one pip.conf for
- * nobody's XDG_CONFIG_HOME: root's own file is under /root (0700), which nobody cannot read,
- * and the machine's files are never changed. Values are printed as Python strings.
- */
-function pipConfigFiles(interpreter: string): string {
-  const listed = execFileSync(interpreter, ['-I', '-m', 'pip', 'config', 'list'], { cwd: '/', encoding: 'utf8' });
-  const sections = new Map<string, string[]>();
-  for (const line of listed.split('\n')) {
-    const match = /^([\w-]+)\.([\w-]+)=(['"])(.*)\3$/.exec(line);
-    if (!match) continue;
-    const value = match[4]!.replace(/\\(.)/g, (_all, escaped: string) => (escaped === 'n' ? '\n  ' : escaped));
-    sections.set(match[1]!, [...(sections.get(match[1]!) ?? []), `${match[2]} = ${value}`]);
-  }
-  return [...sections].map(([section, lines]) => `[${section}]\n${lines.join('\n')}\n`).join('\n');
+  if (user === 'nobody') giveToNobody(path);
 }
 
 /** A row's status and reason, which a failed assertion shows. */
