@@ -12,9 +12,14 @@
  *   itself after `pip install` no longer fails the install, whose failure is pip's own line;
  * - a scanned tool's code is read-only when it is described and served: writing its own
  *   file fails with EROFS, a relative write lands in its workspace.
+ *
+ * Every row runs as root and as nobody (setpriv, from a world-readable copy of the built
+ * packages: tests/support/unprivileged.ts), with the packs, HOME and the secret nobody's
+ * own, so that what the sandbox refuses is what nobody could do outside it; pyenv's own shim
+ * (under /root) is root's only.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,7 +27,7 @@ import { BRIDGE_CLI, bridgeCommand, startBridge } from '../support/mcp.js';
 import { ROOT } from '../support/process.js';
 import { NO_PYTHON_REASON, noPython, python } from '../support/python.js';
 import { runTwylt } from '../support/twylt-cli.js';
-import { AS_NOBODY, NOBODY, UNPRIVILEGED_SKIP_REASON, unprivilegedCopy } from '../support/unprivileged.js';
+import { AS_NOBODY, giveToNobody, pipConfigOf, UNPRIVILEGED_SKIP_REASON, unprivilegedCopy } from '../support/unprivileged.js';
 import { SANDBOX_SKIP_REASON } from '../sandbox/support.js';
 import { PACKS, type Row, scratch } from './support.js';
 
@@ -104,17 +109,38 @@ interface Scanner {
   /** Where the packs, HOME and the workspaces are. */
   readonly folder: string;
   readonly python: string;
+  /** tests/fixtures/packs as the scanner reads it (nobody: its copy). */
+  readonly fixturePacks: string;
 }
 
-const ROOT_SCANNER: Scanner = { user: 'root', bridge: () => bridgeCommand(), bridgeCwd: ROOT, folder: dir, python: python! };
+const ROOT_SCANNER: Scanner = { user: 'root', bridge: () => bridgeCommand(), bridgeCwd: ROOT, folder: dir, python: python!, fixturePacks: PACKS };
+
+/** The system's Python, which nobody can run (pyenv's lives under /root). */
+const SYSTEM_PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : undefined;
+const SCANNERS = [
+  { user: 'root', skip },
+  { user: 'nobody', skip: skip ?? UNPRIVILEGED_SKIP_REASON ?? (SYSTEM_PYTHON ? undefined : 'no /usr/bin/python3, which nobody could run') },
+] as const;
+
+/** nobody's scanner, made once for this file's rows as nobody (in a copy that `afterAll` removes). */
+let nobody: (Scanner & { remove(): void }) | undefined;
+afterAll(() => nobody?.remove());
+
+/** The scanner of `user`. */
+function scannerOf(user: Scanner['user']): Scanner {
+  if (user === 'root') return ROOT_SCANNER;
+  nobody ??= nobodyScanner();
+  return nobody;
+}
 
 /** nobody's scanner, in a copy that `remove()` removes. */
 function nobodyScanner(): Scanner & { remove(): void } {
-  const copy = unprivilegedCopy();
+  const copy = unprivilegedCopy(['tests/fixtures/packs/unresolvable/pip']);
   const folder = copy.scratch('hostile-scan');
-  mkdirSync(join(folder, 'home'));
-  chownSync(folder, NOBODY.uid, NOBODY.gid);
-  chownSync(join(folder, 'home'), NOBODY.uid, NOBODY.gid);
+  const config = join(folder, 'home', '.config');
+  mkdirSync(join(config, 'pip'), { recursive: true });
+  writeFileSync(join(config, 'pip', 'pip.conf'), pipConfigOf(SYSTEM_PYTHON!));
+  handOver('nobody', folder);
   return {
     user: 'nobody',
     twylt: [...AS_NOBODY, process.execPath, copy.path('packages/twylt/dist/cli/main.js')],
@@ -123,8 +149,14 @@ function nobodyScanner(): Scanner & { remove(): void } {
     folder,
     // pyenv's lives under /root (0700): the system's.
     python: SYSTEM_PYTHON!,
+    fixturePacks: copy.path('tests/fixtures/packs'),
     remove: () => copy.remove(),
   };
+}
+
+/** Make `path` and everything under it `user`'s own (nothing to do for root's). */
+function handOver(user: Scanner['user'], path: string): void {
+  if (user === 'nobody') giveToNobody(path);
 }
 
 /** A row's status and reason, which a failed assertion shows. */
@@ -133,50 +165,56 @@ function outcome(rows: Row[], name: string): Pick<Row, 'status' | 'reason'> | un
   return row && { status: row.status, reason: row.reason };
 }
 
-describe.skipIf(skip !== undefined)(`hostile packs against scan --install --sandbox${skip ? `: skipped, ${skip}` : ''}`, () => {
-  mkdirSync(join(dir, 'home'), { recursive: true });
+for (const { user, skip: why } of SCANNERS) {
+  describe.skipIf(why !== undefined)(`hostile packs against scan --install --sandbox, scanned as ${user}${why ? `: skipped, ${why}` : ''}`, () => {
+    let as: Scanner = ROOT_SCANNER;
+    beforeAll(() => {
+      as = scannerOf(user);
+      mkdirSync(join(as.folder, 'home'), { recursive: true });
+    });
 
-  it(
-    "the scan's interpreters run isolated: a pack's pip/__main__.py, sitecustomize.py and usercustomize.py in the scan's folder never run, with --sandbox or without",
-    async () => {
-      const packs = join(dir, 'isolated');
-      const secret = join(dir, 'isolated-secret.txt');
-      writeFileSync(secret, SECRET);
-      // Each leaves a marker (ran-NAME) holding the secret it read, where the test looks.
-      const planted = (name: string) => `open(${JSON.stringify(join(dir, `ran-${name}`))}, "w").write(open(${JSON.stringify(secret)}).read())\n`;
-      mkdirSync(join(packs, 'pip'), { recursive: true });
-      writeFileSync(join(packs, 'pip', '__init__.py'), planted('pip-init'));
-      writeFileSync(join(packs, 'pip', '__main__.py'), `${planted('pip-main')}print("global.index-url='http://127.0.0.1:9/simple'")\n`);
-      writeFileSync(join(packs, 'sitecustomize.py'), planted('sitecustomize'));
-      writeFileSync(join(packs, 'usercustomize.py'), planted('usercustomize'));
-      pythonTool(join(packs, 'to_toml'), 'to_toml', 'tomli-w==1.2.0\n', 'tomli_w');
-      // Without the sandbox only entry points run too ("nothing else is ever run"): pip installs in its staging folder, -I.
-      for (const mode of [['--sandbox'], []]) {
-        const { rows, stderr } = await scanFrom(packs, ['.', '--install', ...mode, '--envs', join(dir, `isolated-envs${mode.length}`), '--python', python!]);
-        expect(readdirSync(dir).filter((name) => name.startsWith('ran-')), mode.join(' ')).toEqual([]);
-        // pip's real configuration was read (this machine's indexes): the install worked.
-        expect(outcome(rows, 'to_toml'), stderr).toEqual({ status: 'ok', reason: '' });
-      }
-    },
-    SLOW,
-  );
+    it(
+      "the scan's interpreters run isolated: a pack's pip/__main__.py, sitecustomize.py and usercustomize.py in the scan's folder never run, with --sandbox or without",
+      async () => {
+        const packs = join(as.folder, 'isolated');
+        // The scanner's own secret, which it can read outside: unread, since nothing planted ran.
+        const secret = join(as.folder, 'isolated-secret.txt');
+        writeFileSync(secret, SECRET, { mode: 0o600 });
+        // Each leaves a marker (ran-NAME) holding the secret it read, where the test looks.
+        const planted = (name: string) => `open(${JSON.stringify(join(as.folder, `ran-${name}`))}, "w").write(open(${JSON.stringify(secret)}).read())\n`;
+        mkdirSync(join(packs, 'pip'), { recursive: true });
+        writeFileSync(join(packs, 'pip', '__init__.py'), planted('pip-init'));
+        writeFileSync(join(packs, 'pip', '__main__.py'), `${planted('pip-main')}print("global.index-url='http://127.0.0.1:9/simple'")\n`);
+        writeFileSync(join(packs, 'sitecustomize.py'), planted('sitecustomize'));
+        writeFileSync(join(packs, 'usercustomize.py'), planted('usercustomize'));
+        pythonTool(join(packs, 'to_toml'), 'to_toml', 'tomli-w==1.2.0\n', 'tomli_w');
+        handOver(as.user, packs);
+        handOver(as.user, secret);
+        // Without the sandbox only entry points run too ("nothing else is ever run"): pip installs in its staging folder, -I.
+        for (const mode of [['--sandbox'], []]) {
+          const { rows, stderr } = await scanFrom(packs, ['.', '--install', ...mode, '--envs', join(as.folder, `isolated-envs${mode.length}`), '--python', as.python], {}, as);
+          expect(readdirSync(as.folder).filter((name) => name.startsWith('ran-')), mode.join(' ')).toEqual([]);
+          // pip's real configuration was read (this machine's indexes): the install worked.
+          expect(outcome(rows, 'to_toml'), stderr).toEqual({ status: 'ok', reason: '' });
+        }
+      },
+      SLOW,
+    );
 
-  it(
-    "an install writes its staging folder only: an in-tree build backend's write to a sibling pack fails (ENOENT), to its own pack too (EROFS)",
-    async () => {
-      const packs = join(dir, 'backend');
-      const sibling = pythonTool(join(packs, 'good'), 'good', '', 'json');
-      const siblingBefore = readFileSync(sibling, 'utf8');
-      const evil = join(packs, 'evil');
-      const own = pythonTool(evil, 'evil', 'evil-backend @ file://HERE/backend\n', 'evil_report', 'evil_report.REPORT if loaded else "d"');
-      const ownBefore = readFileSync(own, 'utf8');
-      const backend = join(evil, 'backend');
-      mkdirSync(backend);
-      writeFileSync(join(backend, 'pyproject.toml'), '[build-system]\nrequires = []\nbuild-backend = "evil"\nbackend-path = ["."]\n');
-      // A PEP 517 backend that tries both writes, then builds a wheel holding what happened.
-      writeFileSync(
-        join(backend, 'evil.py'),
-        `${ATTEMPT}
+    it(
+      "an install writes its staging folder only: an in-tree build backend's write to a sibling pack fails (ENOENT), to its own pack too (EROFS)",
+      async () => {
+        const packs = join(as.folder, 'backend');
+        const sibling = pythonTool(join(packs, 'good'), 'good', '', 'json');
+        const evil = join(packs, 'evil');
+        const own = pythonTool(evil, 'evil', 'evil-backend @ file://HERE/backend\n', 'evil_report', 'evil_report.REPORT if loaded else "d"');
+        const backend = join(evil, 'backend');
+        mkdirSync(backend);
+        writeFileSync(join(backend, 'pyproject.toml'), '[build-system]\nrequires = []\nbuild-backend = "evil"\nbackend-path = ["."]\n');
+        // A PEP 517 backend that tries both writes, then builds a wheel holding what happened.
+        writeFileSync(
+          join(backend, 'evil.py'),
+          `${ATTEMPT}
 import base64, hashlib, zipfile
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     report = json.dumps({"sibling": attempt(${JSON.stringify(sibling)}), "own": attempt(${JSON.stringify(own)})})
@@ -192,64 +230,71 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
             wheel.writestr(path, text)
     return name
 `,
-      );
-      // Only the evil pack is scanned, from the folder that holds both.
-      const { rows, stderr } = await scanFrom(packs, ['evil', '--install', '--sandbox', '--envs', join(dir, 'backend-envs'), '--python', python!]);
-      const row = rows.find((one) => one.name === 'evil');
-      expect(row, stderr).toMatchObject({ status: 'ok' });
-      expect(JSON.parse(row!.description!)).toEqual({ sibling: 'refused: ENOENT', own: 'refused: EROFS' });
-      expect(readFileSync(sibling, 'utf8')).toBe(siblingBefore);
-      expect(readFileSync(own, 'utf8')).toBe(ownBefore);
-    },
-    SLOW,
-  );
+        );
+        // Both files are the scanner's own, writable outside: ENOENT and EROFS are the sandbox's.
+        handOver(as.user, packs);
+        const siblingBefore = readFileSync(sibling, 'utf8');
+        const ownBefore = readFileSync(own, 'utf8');
+        // Only the evil pack is scanned, from the folder that holds both.
+        const { rows, stderr } = await scanFrom(packs, ['evil', '--install', '--sandbox', '--envs', join(as.folder, 'backend-envs'), '--python', as.python], {}, as);
+        const row = rows.find((one) => one.name === 'evil');
+        expect(row, stderr).toMatchObject({ status: 'ok' });
+        expect(JSON.parse(row!.description!)).toEqual({ sibling: 'refused: ENOENT', own: 'refused: EROFS' });
+        expect(readFileSync(sibling, 'utf8')).toBe(siblingBefore);
+        expect(readFileSync(own, 'utf8')).toBe(ownBefore);
+      },
+      SLOW,
+    );
 
-  it(
-    'the interpreter is resolved before sandboxing: a shim that writes beside itself after pip install (as pyenv rehashes) does not fail it; a failure is pip’s own line',
-    async () => {
-      // pyenv's shim runs `pyenv rehash` after a successful `pip install`, which writes its shims folder.
-      const shims = join(dir, 'shim', 'shims');
-      mkdirSync(shims, { recursive: true });
-      const shim = join(shims, 'python3');
-      writeFileSync(
-        shim,
-        `#!/bin/sh
+    it(
+      'the interpreter is resolved before sandboxing: a shim that writes beside itself after pip install (as pyenv rehashes) does not fail it; a failure is pip’s own line',
+      async () => {
+        // pyenv's shim runs `pyenv rehash` after a successful `pip install`, which writes its shims folder (the scanner's own: it can outside).
+        const shims = join(as.folder, 'shim', 'shims');
+        mkdirSync(shims, { recursive: true });
+        const shim = join(shims, 'python3');
+        writeFileSync(
+          shim,
+          `#!/bin/sh
 status=0
-${JSON.stringify(python)} "$@" || status=$?
+${JSON.stringify(as.python)} "$@" || status=$?
 case " $* " in *" install "*) if [ $status = 0 ]; then touch "${shims}/.rehash" 2>/dev/null || { echo "shim: cannot rehash: ${shims} isn't writable" >&2; exit 1; }; fi;; esac
 exit $status
 `,
-      );
-      chmodSync(shim, 0o755);
-      const packs = join(dir, 'shimmed');
-      pythonTool(join(packs, 'to_toml'), 'to_toml', 'tomli-w==1.2.0\n', 'tomli_w');
-      // The describes run the shim in the sandbox: the interpreter it runs is readable there, as pyenv's are.
-      const prefix = dirname(dirname(python!));
-      const args = ['--install', '--sandbox', '--sandbox-allow-read', prefix, '--envs', join(dir, 'shim-envs'), '--python', shim];
-      const { rows, stderr } = await scanFrom(dir, [packs, join(PACKS, 'unresolvable', 'pip'), ...args]);
-      expect(outcome(rows, 'to_toml'), stderr).toEqual({ status: 'ok', reason: '' });
-      expect(rows.find((row) => row.name === 'ghost_pip')).toMatchObject({
-        status: 'failed',
-        reason: expect.stringMatching(/^installing its requirements failed: ERROR: .*twylt-tests-no-such-package==9\.9\.9/),
-      });
-      // The catalog keeps the interpreter as given: the shim, which works outside.
-      expect(rows.find((row) => row.name === 'to_toml')!.command[0]).toBe(shim);
-    },
-    SLOW,
-  );
+        );
+        chmodSync(shim, 0o755);
+        const packs = join(as.folder, 'shimmed');
+        pythonTool(join(packs, 'to_toml'), 'to_toml', 'tomli-w==1.2.0\n', 'tomli_w');
+        handOver(as.user, join(as.folder, 'shim'));
+        handOver(as.user, packs);
+        // The describes run the shim in the sandbox: the interpreter it runs is readable there, as pyenv's are.
+        const prefix = dirname(dirname(as.python));
+        const args = ['--install', '--sandbox', '--sandbox-allow-read', prefix, '--envs', join(as.folder, 'shim-envs'), '--python', shim];
+        const { rows, stderr } = await scanFrom(as.folder, [packs, join(as.fixturePacks, 'unresolvable', 'pip'), ...args], {}, as);
+        expect(outcome(rows, 'to_toml'), stderr).toEqual({ status: 'ok', reason: '' });
+        expect(rows.find((row) => row.name === 'ghost_pip')).toMatchObject({
+          status: 'failed',
+          reason: expect.stringMatching(/^installing its requirements failed: ERROR: .*twylt-tests-no-such-package==9\.9\.9/),
+        });
+        // The catalog keeps the interpreter as given: the shim, which works outside.
+        expect(rows.find((row) => row.name === 'to_toml')!.command[0]).toBe(shim);
+      },
+      SLOW,
+    );
 
-  const pyenvShim = /\/shims\/python3$/.test(spawnWhich('python3') ?? '') ? undefined : 'python3 on PATH is not a pyenv shim here';
-  it.skipIf(pyenvShim !== undefined)(
-    `scan --install --sandbox with pyenv's own python3 shim (from PATH) installs${pyenvShim ? `: skipped, ${pyenvShim}` : ''}`,
-    async () => {
-      const packs = join(dir, 'pyenv');
-      pythonTool(join(packs, 'to_toml'), 'to_toml', 'tomli-w==1.2.0\n', 'tomli_w');
-      const { rows, stderr } = await scanFrom(dir, [packs, '--install', '--sandbox', '--envs', join(dir, 'pyenv-envs')]);
-      expect(outcome(rows, 'to_toml'), stderr).toEqual({ status: 'ok', reason: '' });
-    },
-    SLOW,
-  );
-});
+    const pyenvShim = user !== 'root' ? "pyenv's shims and Pythons live under /root (0700), which nobody cannot run" : /\/shims\/python3$/.test(spawnWhich('python3') ?? '') ? undefined : 'python3 on PATH is not a pyenv shim here';
+    it.skipIf(pyenvShim !== undefined)(
+      `scan --install --sandbox with pyenv's own python3 shim (from PATH) installs${pyenvShim ? `: skipped, ${pyenvShim}` : ''}`,
+      async () => {
+        const packs = join(as.folder, 'pyenv');
+        pythonTool(join(packs, 'to_toml'), 'to_toml', 'tomli-w==1.2.0\n', 'tomli_w');
+        const { rows, stderr } = await scanFrom(as.folder, [packs, '--install', '--sandbox', '--envs', join(as.folder, 'pyenv-envs')], {}, as);
+        expect(outcome(rows, 'to_toml'), stderr).toEqual({ status: 'ok', reason: '' });
+      },
+      SLOW,
+    );
+  });
+}
 
 /** A Python tool that tries to write its own file when described and when called, and a relative file when called. */
 function selfWriter(folder: string): string {
@@ -271,26 +316,17 @@ print(json.dumps({"own": attempt(os.path.abspath(__file__)), "relative": attempt
   return file;
 }
 
-/** The system's Python, which nobody can run (pyenv's lives under /root). */
-const SYSTEM_PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : undefined;
-const SCANNERS = [
-  { user: 'root', skip },
-  { user: 'nobody', skip: skip ?? UNPRIVILEGED_SKIP_REASON ?? (SYSTEM_PYTHON ? undefined : 'no /usr/bin/python3, which nobody could run') },
-] as const;
-
 for (const { user, skip: why } of SCANNERS) {
   describe.skipIf(why !== undefined)(`a scanned tool's code is read-only, scanned and served as ${user}${why ? `: skipped, ${why}` : ''}`, () => {
     let as: Scanner = ROOT_SCANNER;
-    let remove = () => {};
     beforeAll(() => {
-      if (user === 'nobody') ({ remove, ...as } = nobodyScanner());
+      as = scannerOf(user);
     });
-    afterAll(() => remove());
     /** A folder in the scanner's that it owns, with the self-writing tool: the user's own pack, writable outside (so that EROFS is why it is not inside). */
     const packWithWriter = (name: string) => {
       const pack = join(as.folder, name);
       const file = selfWriter(join(pack, 'writer'));
-      if (as.user === 'nobody') for (const path of [pack, join(pack, 'writer'), file]) chownSync(path, NOBODY.uid, NOBODY.gid);
+      handOver(as.user, pack);
       return { pack, file };
     };
 

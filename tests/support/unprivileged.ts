@@ -10,8 +10,8 @@
  * scripts/test-unprivileged-clone.mjs runs every test file that imports this module from a
  * clone inside a 0700 folder (`.ci/run` does).
  */
-import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { ROOT } from './process.js';
@@ -151,4 +151,29 @@ export function unprivilegedCopy(files: readonly string[] = []): UnprivilegedCop
     },
     remove: () => rmSync(root, { recursive: true, force: true }),
   };
+}
+
+/**
+ * pip's configuration from files as root's `interpreter` reads it (`-I -m pip config list`,
+ * its `:env:` lines left out: nobody inherits the PIP_* variables), as one pip.conf, for a
+ * test to write into nobody's XDG_CONFIG_HOME: root's own file is under /root (0700), which
+ * nobody cannot read, and a test never changes the machine's. `pip config list` prints values
+ * as Python strings.
+ */
+export function pipConfigOf(interpreter: string): string {
+  const listed = execFileSync(interpreter, ['-I', '-m', 'pip', 'config', 'list'], { cwd: '/', encoding: 'utf8' });
+  const sections = new Map<string, string[]>();
+  for (const line of listed.split('\n')) {
+    const match = /^([\w-]+)\.([\w-]+)=(['"])(.*)\3$/.exec(line);
+    if (!match) continue;
+    const value = match[4]!.replace(/\\(.)/g, (_all, escaped: string) => (escaped === 'n' ? '\n  ' : escaped));
+    sections.set(match[1]!, [...(sections.get(match[1]!) ?? []), `${match[2]} = ${value}`]);
+  }
+  return [...sections].map(([section, lines]) => `[${section}]\n${lines.join('\n')}\n`).join('\n');
+}
+
+/** Make `path` and everything under it nobody's own: what nobody can write outside a sandbox. */
+export function giveToNobody(path: string): void {
+  chownSync(path, NOBODY.uid, NOBODY.gid);
+  if (lstatSync(path).isDirectory()) for (const entry of readdirSync(path)) giveToNobody(join(path, entry));
 }
