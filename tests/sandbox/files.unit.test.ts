@@ -8,7 +8,7 @@
  */
 import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { findExecutable, SandboxPolicyError, systemMounts, toolMounts, type Mount } from '../../packages/twylt/src/toolset/sandbox/files.js';
 
@@ -48,6 +48,8 @@ beforeAll(() => {
   mkdirSync(join(root, 'projects', 'git', '.git'), { recursive: true });
   file(join(root, 'projects', 'git', 'src', 'code.py'));
   file(join(root, 'plain', 'a', 'code.js'));
+  file(join(root, 'plain', '-o', 'code.js'));
+  file(join(root, 'plain', '{j', 'code.js'));
   // In HOME: a marker in HOME itself is never taken; code in HOME without a project.
   file(join(home, 'package.json'));
   file(join(home, 'proj', 'src', 'code.js'));
@@ -130,6 +132,8 @@ describe('the code a command line names: its project', () => {
     ['a folder argument: the folder\'s project', () => mounts(['node', join(root, 'projects', 'deno.json', 'src')]), [...ro('projects/deno.json'), ...rw('work')]],
     ['relative to the cwd; code inside the writable cwd stays read-only', () => mounts(['node', 'a/code.js'], { cwd: join(root, 'plain') }), [...rw('plain'), ...ro('plain/a')]],
     ['options (-x) and JSON input ({...}) are not paths', () => mounts(['node', `-${join(root, 'plain', 'a', 'code.js')}`, `{${join(root, 'plain', 'a', 'code.js')}`]), [...rw('work')]],
+    // Even when a folder of that name is there, relative to the cwd.
+    ['options and JSON input are not paths, even where a folder -o or {j exists in the cwd', () => mounts(['node', '-o/code.js', '{j/code.js'], { cwd: join(root, 'plain') }), [...rw('plain')]],
     ['a path that does not exist: nothing', () => mounts(['node', join(root, 'nowhere.js')]), [...rw('work')]],
     ['code in HOME/proj/src without a project below HOME: its folder, not HOME (whose package.json is not taken)', () => mounts(['node', join(home, 'proj', 'src', 'code.js')]), [...rw('work'), { kind: 'ro' as const, path: join(home, 'proj', 'src') }]],
     ['code in HOME itself: the file alone', () => mounts(['node', join(home, 'code.js')]), [...rw('work'), { kind: 'ro' as const, path: join(home, 'code.js') }]],
@@ -143,6 +147,8 @@ describe('the code a command line names: its project', () => {
 describe("the tool's environment, allowRead, allowWrite, workspaces", () => {
   const rows: [string, () => Mount[], Mount[]][] = [
     ['PYTHONPATH: each absolute entry\'s project, else its folder; relative and missing ones ignored', () => mounts(['python3'], { env: { PYTHONPATH: [join(root, 'site'), join(root, 'sitep', 'src'), 'relative', '', join(root, 'missing')].join(':') } }), [...ro('site', 'sitep'), ...rw('work')]],
+    // Relative to this process's folder it exists: still not a mount (the tool's cwd is another).
+    ['a relative PYTHONPATH entry that exists from the consumer\'s folder: ignored', () => mounts(['python3'], { env: { PYTHONPATH: relative(process.cwd(), join(root, 'site')) } }), [...rw('work')]],
     ['NODE_PATH as well', () => mounts(['node'], { env: { NODE_PATH: join(root, 'site', 'pkg') } }), [...rw('work'), ...ro('site/pkg')]],
     ['allowRead, allowWrite and workspaces, resolved', () => mounts(['node'], { allowRead: [join(root, 'plain')], allowWrite: [join(root, 'site')], workspaces: [join(root, 'sitep')] }), [...ro('plain'), ...rw('work', 'sitep', 'site')]],
     ['what is inside another mount is not mounted again; a writable one wins over the same read-only', () => mounts(['node', join(root, 'plain', 'a', 'code.js')], { allowRead: [join(root, 'plain'), join(root, 'site')], allowWrite: [join(root, 'site')] }), [...ro('plain'), ...rw('work', 'site')]],
