@@ -10,7 +10,8 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import type { SpawnSandbox } from '../../packages/twylt/src/client/spawn.js';
 import { type EnvPlan, type InstallPlace, installEnv } from '../../packages/twylt/src/toolset/catalog/install.js';
 import { InstallSandboxes } from '../../packages/twylt/src/toolset/catalog/sandboxed-install.js';
 import { resolveSandboxPolicy } from '../../packages/twylt/src/toolset/sandbox/policy.js';
@@ -26,6 +27,22 @@ function installer(name: string, body: string): string {
   writeFileSync(file, `#!${process.execPath}\nconst fs = require('fs');\n${body}\n`);
   chmodSync(file, 0o755);
   return file;
+}
+
+/** `promise`, or a rejection after `ms` of real time: a row whose installer never ends fails instead of hanging. */
+function bounded<T>(promise: Promise<T>, ms = 20_000): Promise<T> {
+  return Promise.race([promise, new Promise<never>((_, fail) => realSetTimeout(() => fail(new Error(`not settled in ${ms} ms`)), ms).unref())]);
+}
+const realSetTimeout = globalThis.setTimeout;
+
+/** Whether a process of that id runs (a reaped child is gone). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A fresh environments folder and a pip plan of `command` (its target: the plan's dir). */
@@ -100,6 +117,74 @@ describe('installEnv: the staging folder, then the rename', () => {
       const file = installer(`failing-${what.replace(/\W+/g, '-')}`, body);
       const { envs, plan } = planOf((dir) => [file, '--target', dir]);
       expect(await installEnv(plan, envs)).toEqual({ ok: false, reason: reason(file) });
+      expect(readdirSync(envs)).toEqual([]);
+    });
+  }
+
+  it('an installer that never ends is killed after 10 minutes, its process group with it: killed by SIGKILL, nothing left', async () => {
+    const started = join(scratch, 'hang-started');
+    const file = installer('hang', `fs.writeFileSync(${JSON.stringify(started)}, String(process.pid)); setInterval(() => {}, 1000);`);
+    const { envs, plan } = planOf((dir) => [file, '--target', dir]);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    let pid = 0;
+    try {
+      const outcome = installEnv(plan, envs);
+      // Its time-out is set when it is spawned; it has run once it wrote its pid.
+      for (let tries = 0; tries < 400 && !existsSync(started); tries++) await new Promise((done) => realSetTimeout(done, 25));
+      pid = Number(readFileSync(started, 'utf8'));
+      vi.advanceTimersByTime(10 * 60_000 - 1);
+      expect(alive(pid)).toBe(true);
+      vi.advanceTimersByTime(1);
+      expect(await bounded(outcome)).toEqual({ ok: false, reason: `${file} failed (killed by SIGKILL)` });
+      expect(alive(pid)).toBe(false);
+      expect(readdirSync(envs)).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+      if (pid > 0 && alive(pid)) process.kill(pid, 'SIGKILL');
+    }
+  });
+
+  it('an install that ends, well or not, leaves no time-out pending (a 10-minute timer would hold the scan open)', async () => {
+    const recorder = installer('recorder-timer', RECORDER);
+    const failing = installer('failing-timer', 'process.exit(2);');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      for (const [command, ok] of [[recorder, true], [failing, false], [join(scratch, 'bin', 'no-such-installer'), false]] as const) {
+        const { envs, plan } = planOf((dir) => [command, '--target', dir]);
+        expect((await bounded(installEnv(plan, envs))).ok).toBe(ok);
+        expect(vi.getTimerCount()).toBe(0);
+      }
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("only the last MiB of the installer's stderr is kept: an ERROR: line followed by more than that is not its reason, the last line is", async () => {
+    const file = installer('chatty', "process.stderr.write('ERROR: early\\n'); const line = 'y'.repeat(1023) + '\\n'; for (let i = 0; i < 1100; i++) process.stderr.write(line); process.stderr.write('the last line\\n', () => process.exit(1));");
+    const { envs, plan } = planOf((dir) => [file, '--target', dir]);
+    expect(await installEnv(plan, envs)).toEqual({ ok: false, reason: 'the last line' });
+  });
+
+  it('an ERROR: line within the last MiB is the reason', async () => {
+    const file = installer('chatty-kept', "const line = 'y'.repeat(1023) + '\\n'; for (let i = 0; i < 1000; i++) process.stderr.write(line); process.stderr.write('ERROR: kept\\nthe last line\\n', () => process.exit(1));");
+    const { envs, plan } = planOf((dir) => [file, '--target', dir]);
+    expect(await installEnv(plan, envs)).toEqual({ ok: false, reason: 'ERROR: kept' });
+  });
+
+  /** A stand-in sandbox that runs the command as it is and reports what a real one would: a limit the kernel counted, or one read from stderr (rlimits, no cgroup). */
+  const standInSandbox = (counted: 'memory' | 'processes' | undefined, inOutput?: (stderr: string) => 'memory' | 'processes' | undefined): SpawnSandbox => ({
+    wrap: (command, options) => ({ command, cwd: options.cwd ?? '/', env: options.env ?? {}, extraPipes: 0, started: () => undefined, ended: () => counted, ...(inOutput ? { limitInOutput: inOutput } : {}) }),
+  });
+  const limits: [string, SpawnSandbox, string][] = [
+    ['counted by the kernel (a cgroup)', standInSandbox('processes'), 'processes'],
+    ["read from the installer's stderr (rlimits)", standInSandbox(undefined, (stderr) => (/MemoryError/.test(stderr) ? 'memory' : undefined)), 'memory'],
+  ];
+  for (const [how, sandbox, limit] of limits) {
+    it(`a sandbox limit the install ran into, ${how}, is the reason, naming the flags`, async () => {
+      const file = installer(`limited-${limit}`, "process.stderr.write('ERROR: Exception\\nMemoryError\\n', () => process.exit(1));");
+      const { envs, plan } = planOf((dir) => [file, '--target', dir]);
+      const place: InstallPlace = async (command) => ({ command, env: {}, sandbox });
+      expect(await installEnv(plan, envs, place)).toEqual({ ok: false, reason: `${file} ran into the sandbox's ${limit} limit (--sandbox-memory, --sandbox-processes, --sandbox-cpu-seconds)` });
       expect(readdirSync(envs)).toEqual([]);
     });
   }

@@ -257,7 +257,8 @@ function runInstaller({ command, sandbox, env }: Awaited<ReturnType<InstallPlace
     child.once('close', (code, signal) => {
       clearTimeout(timer);
       if (code === 0) return done(undefined);
-      const limit = limitHit(child);
+      // Its stderr too: without a cgroup, a limit shows only there (a runtime's out-of-memory line).
+      const limit = limitHit(child, stderr);
       if (limit) return done(`${command[0]} ran into the sandbox's ${limit} limit (--sandbox-memory, --sandbox-processes, --sandbox-cpu-seconds)`);
       const ended = signal ? `killed by ${signal}` : `exit ${code}`;
       done(installerLine(stderr) ?? `${command[0]} failed (${ended})`);
