@@ -72,6 +72,22 @@ describe('planEnv', () => {
     expect(scripts.dir).not.toBe(plan.dir);
   });
 
+  it('npm: the environment is one per major version of Node.js (a native addon is built for its ABI), not per minor or patch', async () => {
+    const content = JSON.stringify({ dependencies: { zod: '^3' } });
+    const dirOn = async (version: string) => {
+      const own = Object.getOwnPropertyDescriptor(process.versions, 'node')!;
+      Object.defineProperty(process.versions, 'node', { ...own, value: version });
+      try {
+        return ((await planEnv({ tool: 'npm', content }, context)) as EnvPlan).dir;
+      } finally {
+        Object.defineProperty(process.versions, 'node', own);
+      }
+    };
+    const [a, b, c, d] = [await dirOn('22.1.0'), await dirOn('22.12.3'), await dirOn('24.1.0'), await dirOn('2.0.0')];
+    expect(b).toBe(a);
+    expect(new Set([a, c, d]).size).toBe(3);
+  });
+
   it("npm: twylt's own packages alone are links, no install command", async () => {
     const plan = (await planEnv({ tool: 'npm', content: JSON.stringify({ dependencies: { twylt: '*' } }) }, context)) as EnvPlan;
     expect(plan.command).toEqual([]);
