@@ -4,9 +4,10 @@
  * once links are followed), each field's type, the bootstrap's fallbacks, the pack's fields,
  * and the rows a broken pack becomes. discover.test.ts has the walk itself.
  */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { isMainThread } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
 import { discoverTools } from '../../packages/twylt/src/toolset/catalog/discover.js';
 
@@ -199,5 +200,33 @@ describe("a pack's own fields", () => {
       ['c/d/e/tool.py', 'c/d', [join(dir, 'c/d/e')], false],
       ['tool.py', dir.split('/').pop(), [dir], false],
     ]);
+  });
+});
+
+describe('a folder the scan cannot read', () => {
+  // As root every folder is readable: the scan runs as nobody (effective uid only, so it can
+  // come back), which Node.js refuses in a worker thread (Stryker's Vitest runner runs tests in
+  // threads; the suite runs them in processes).
+  const asRoot = process.geteuid?.() === 0;
+  const noSeteuid = asRoot && !isMainThread;
+  it.skipIf(noSeteuid)(`below the scanned folder: a row naming it and why, under the scanned folder's category; the rest is scanned${noSeteuid ? ' (skipped: as root it needs process.seteuid, refused in a worker thread)' : ''}`, async () => {
+    const dir = pack({ 'a/tool.py': null, 'locked/tool.py': null, 'z/tool.py': null });
+    const locked = join(dir, 'locked');
+    chmodSync(root, 0o755);
+    chmodSync(locked, asRoot ? 0o700 : 0o000);
+    let tools;
+    try {
+      if (asRoot) process.seteuid!(65534);
+      try {
+        tools = await discoverTools(dir);
+      } finally {
+        if (asRoot) process.seteuid!(0);
+      }
+    } finally {
+      chmodSync(locked, 0o755);
+      chmodSync(root, 0o700);
+    }
+    expect(tools.map((tool) => tool.source)).toEqual([join(dir, 'a/tool.py'), locked, join(dir, 'z/tool.py')]);
+    expect(tools[1]).toEqual({ source: locked, root: dir, category: dir.split('/').pop(), inputs: [], problem: `cannot read the folder ${locked}: EACCES: permission denied, scandir '${locked}'` });
   });
 });
