@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { SpawnSandbox } from '../../packages/twylt/src/client/spawn.js';
+import { sandboxRefusalChannel } from '../../packages/twylt/src/events/channels.js';
 import { type EnvPlan, type InstallPlace, installEnv } from '../../packages/twylt/src/toolset/catalog/install.js';
 import { InstallSandboxes } from '../../packages/twylt/src/toolset/catalog/sandboxed-install.js';
 import { resolveSandboxPolicy } from '../../packages/twylt/src/toolset/sandbox/policy.js';
@@ -291,20 +292,34 @@ fs.writeFileSync(target + '/record.json', JSON.stringify({
     }
   }, 60_000);
 
-  it("npm: the registry npm names (asked from /) as npm_config_registry; a target that is not an option's value stays as it is", async () => {
+  it("npm: the registry npm names (asked from /) as npm_config_registry; a target that is not an option's value stays as it is; a host refused is named as the npm install's; close() stops its proxy", async () => {
     const pack = join(scratch, 'npm-pack');
     mkdirSync(pack, { recursive: true });
     const probe = join(pack, 'install.js');
     writeFileSync(
       probe,
       `const fs = require('fs');
-fs.writeFileSync(process.cwd() + '/record.json', JSON.stringify({ argv: process.argv.slice(2), registry: process.env.npm_config_registry ?? null, proxy: process.env.HTTPS_PROXY ?? null }));`,
+const record = (blocked) => fs.writeFileSync(process.cwd() + '/record.json', JSON.stringify({ argv: process.argv.slice(2), registry: process.env.npm_config_registry ?? null, proxy: process.env.HTTPS_PROXY ?? null, blocked }));
+// A host its configuration does not name, through its proxy: refused.
+const proxy = new URL(process.env.HTTPS_PROXY);
+const asked = require('http').request({ host: proxy.hostname, port: proxy.port, method: 'CONNECT', path: 'blocked.example:443' });
+asked.on('connect', (response, socket) => { socket.destroy(); record(response.statusCode); });
+asked.on('response', (response) => record(response.statusCode));
+asked.on('error', (error) => record(error.code));
+asked.end();`,
     );
     const sandboxes = new InstallSandboxes(policy, async () => {
       throw new Error('npm installs ask no Python');
     });
-    const saved = process.env.npm_config_registry;
+    const saved = { registry: process.env.npm_config_registry, tmpdir: process.env.TMPDIR };
     process.env.npm_config_registry = 'https://registry.example/';
+    // The proxy keeps its socket folder in the temporary folder: this row's own, to see it go.
+    const tmp = join(scratch, 'npm-tmp');
+    mkdirSync(tmp);
+    process.env.TMPDIR = tmp;
+    const refusals: unknown[] = [];
+    const hear = (message: unknown) => refusals.push(message);
+    sandboxRefusalChannel.subscribe(hear);
     try {
       const envs = mkdtempSync(join(scratch, 'envs-'));
       const dir = join(envs, 'npm-x');
@@ -315,9 +330,18 @@ fs.writeFileSync(process.cwd() + '/record.json', JSON.stringify({ argv: process.
       expect(record.registry).toBe('https://registry.example/');
       // Its host is allowed: the sandbox's relay is its proxy.
       expect(record.proxy).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      // Refused, and named for the operator as this installer's install.
+      expect(record.blocked).toBe(403);
+      expect(refusals).toEqual([{ reason: 'network', tool: 'npm install', host: 'blocked.example' }]);
+      expect(readdirSync(tmp).filter((name) => name.startsWith('twylt-proxy-'))).toHaveLength(1);
+      await sandboxes.close();
+      expect(readdirSync(tmp).filter((name) => name.startsWith('twylt-proxy-'))).toEqual([]);
     } finally {
-      if (saved === undefined) delete process.env.npm_config_registry;
-      else process.env.npm_config_registry = saved;
+      sandboxRefusalChannel.unsubscribe(hear);
+      for (const [name, value] of [['npm_config_registry', saved.registry], ['TMPDIR', saved.tmpdir]] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
       await sandboxes.close();
     }
   }, 60_000);
