@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultEnvsDir, installerLine, planEnv, planText, type EnvPlan } from '../../packages/twylt/src/toolset/catalog/install.js';
 import { commandPath, NEUTRAL_CWD, outsideOutput, resolvePython } from '../../packages/twylt/src/toolset/catalog/outside.js';
-import { pipAccess, pipConfig } from '../../packages/twylt/src/toolset/catalog/sandboxed-install.js';
+import { npmAccess, pipAccess, pipConfig } from '../../packages/twylt/src/toolset/catalog/sandboxed-install.js';
 import { defaultWorkspacesDir, makeWorkspace, workspaceOf } from '../../packages/twylt/src/toolset/catalog/workspaces.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'twylt-install-unit-'));
@@ -216,6 +216,22 @@ global.index-url='https://own.example/simple'
     expect(wordsAccess.read).toEqual([join(scratch, 'index'), cert, index]);
     const failing = script('python-fail', 'process.stderr.write("x\\nno pip here\\n"); process.exit(1)');
     await expect(pipAccess(failing)).rejects.toThrow("cannot read the installer's configuration (pip config list): no pip here");
+  });
+
+  it("npmAccess: the registry `npm config get registry` prints (npm as PATH finds it, asked from /), its host; a failure says what was asked and npm's last line", async () => {
+    const bin = join(scratch, 'npm-bin');
+    mkdirSync(bin);
+    const npm = (body: string) => writeFileSync(join(bin, 'npm'), `#!${process.execPath}\n${body}\n`, { mode: 0o755 });
+    const savedPath = process.env.PATH;
+    process.env.PATH = `${bin}:${savedPath}`;
+    try {
+      npm('process.stdout.write(JSON.stringify([process.cwd(), ...process.argv.slice(2)]) === \'["/","config","get","registry"]\' ? "https://registry.example:8443/npm/\\n" : "asked otherwise\\n")');
+      expect(await npmAccess()).toEqual({ env: { npm_config_registry: 'https://registry.example:8443/npm/' }, read: [], hosts: ['registry.example:8443'] });
+      npm('process.stderr.write("npm warn x\\nnpm error no registry here\\n"); process.exit(1)');
+      await expect(npmAccess()).rejects.toThrow(/^cannot read the installer's configuration \(npm config get registry\): npm error no registry here$/);
+    } finally {
+      process.env.PATH = savedPath;
+    }
   });
 });
 
