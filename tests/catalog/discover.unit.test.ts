@@ -4,6 +4,7 @@
  * once links are followed), each field's type, the bootstrap's fallbacks, the pack's fields,
  * and the rows a broken pack becomes. discover.test.ts has the walk itself.
  */
+import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -228,5 +229,23 @@ describe('a folder the scan cannot read', () => {
     }
     expect(tools.map((tool) => tool.source)).toEqual([join(dir, 'a/tool.py'), locked, join(dir, 'z/tool.py')]);
     expect(tools[1]).toEqual({ source: locked, root: dir, category: dir.split('/').pop(), inputs: [], problem: `cannot read the folder ${locked}: EACCES: permission denied, scandir '${locked}'` });
+  });
+
+  it('below the scanned folder, a path longer than the system takes (ENAMETOOLONG, root too): a row naming it; the rest is scanned', async () => {
+    const dir = pack({ 'a/tool.py': null });
+    // Made from inside, a folder at a time (a path this long is refused whole): 17 names of 250 characters.
+    const names = Array.from({ length: 17 }, (_, at) => `${String.fromCharCode(98 + at)}${'x'.repeat(249)}`);
+    const made = spawnSync(process.execPath, ['-e', 'const fs = require("fs"); for (const name of process.argv.slice(1)) { fs.mkdirSync(name); process.chdir(name); }', ...names], { cwd: dir, encoding: 'utf8' });
+    expect(made.stderr).toBe('');
+    try {
+      const tools = await discoverTools(dir);
+      const deep = tools.find((tool) => tool.problem !== undefined);
+      expect(tools.map((tool) => tool.source)).toEqual([join(dir, 'a/tool.py'), deep?.source]);
+      expect(deep!.source.length).toBeGreaterThan(4096);
+      expect(deep).toEqual({ source: join(dir, ...names.slice(0, deep!.source.slice(dir.length + 1).split('/').length)), root: dir, category: dir.split('/').pop(), inputs: [], problem: `cannot read the folder ${deep!.source}: ENAMETOOLONG: name too long, scandir '${deep!.source}'` });
+    } finally {
+      // rm works down the tree a folder at a time; Node.js's rm takes whole paths.
+      spawnSync('rm', ['-rf', '--', join(dir, names[0]!)], { cwd: dir });
+    }
   });
 });
