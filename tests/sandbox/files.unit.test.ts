@@ -132,6 +132,8 @@ describe('the code a command line names: its project', () => {
     ['a folder argument: the folder\'s project', () => mounts(['node', join(root, 'projects', 'deno.json', 'src')]), [...ro('projects/deno.json'), ...rw('work')]],
     ['relative to the cwd; code inside the writable cwd stays read-only', () => mounts(['node', 'a/code.js'], { cwd: join(root, 'plain') }), [...rw('plain'), ...ro('plain/a')]],
     ['options (-x) and JSON input ({...}) are not paths', () => mounts(['node', `-${join(root, 'plain', 'a', 'code.js')}`, `{${join(root, 'plain', 'a', 'code.js')}`]), [...rw('work')]],
+    // A bare command is PATH's: a file of that name in the cwd is not the tool's code (it would be made read-only).
+    ['a bare command is not a path in the cwd, even where a file of that name is there (its project not mounted)', () => mounts(['code.js'], { cwd: join(root, 'projects', 'package.json', 'src', 'deep') }), [...rw('projects/package.json/src/deep')]],
     // Even when a folder of that name is there, relative to the cwd.
     ['options and JSON input are not paths, even where a folder -o or {j exists in the cwd', () => mounts(['node', '-o/code.js', '{j/code.js'], { cwd: join(root, 'plain') }), [...rw('plain')]],
     ['a path that does not exist: nothing', () => mounts(['node', join(root, 'nowhere.js')]), [...rw('work')]],
