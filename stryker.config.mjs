@@ -9,7 +9,9 @@ const set = mutationSet(name);
 export default {
   testRunner: 'vitest',
   plugins: ['@stryker-mutator/vitest-runner'],
-  vitest: { configFile: 'vitest.mutate.config.ts', related: false },
+  // Forks, not the runner's default threads: rows that change the process's effective uid
+  // (process.seteuid, only in a main thread) run under Stryker too.
+  vitest: { configFile: 'vitest.mutate.config.ts', related: false, pool: 'forks' },
   // Each mutant runs only the tests that cover it.
   coverageAnalysis: 'perTest',
   mutate: set.mutate,
