@@ -70,6 +70,7 @@ export async function serveHttp(entries: readonly ToolEntry[], options: HttpOpti
         else response.destroy();
       });
   });
+  drainer.watch(http);
   let address: AddressInfo;
   try {
     address = await listen(http, host, options.port);
@@ -135,8 +136,9 @@ function closer({ http, drainer, limiter, events, stopTools }: { http: NodeHttpS
       events('draining', { running: limiter.running, queued: limiter.queued, graceMs });
       // net's close, not http's: http's also destroys every idle connection, and a connection
       // accepted whose request is not read yet counts as idle; its request, already sent, would
-      // meet a reset (nginx answers 502 and does not resend a POST). Kept connections left
-      // idle end at Node's keep-alive time-out, or with a 503 to their next request.
+      // meet a reset (nginx answers 502 and does not resend a POST). The drain waits for such a
+      // connection's request too (Drainer.watch). Kept connections left idle end at Node's
+      // keep-alive time-out, or with a 503 to their next request.
       const stopped = new Promise<void>((resolve) => NetServer.prototype.close.call(http, () => resolve()));
       let timer: NodeJS.Timeout | undefined;
       const graceOver = new Promise<boolean>((resolve) => {
