@@ -177,6 +177,11 @@ describe("a pack's own fields", () => {
     expect((await discoverTools(folder))[0]!.pack).toEqual({ root: folder, name: 'r' });
   });
 
+  it('a scanned folder that cannot be read is an error of the scan (its caller reports it), not a row', async () => {
+    const missing = join(pack({}), 'no-such-folder');
+    await expect(discoverTools(missing)).rejects.toThrow(`ENOENT: no such file or directory, scandir '${missing}'`);
+  });
+
   it("the tools come sorted by path, whatever the manifest's order", async () => {
     const dir = pack({ 'manifest.json': manifest(['c/tool.py', 'a/tool.py', 'b/tool.py']), 'a/tool.py': null, 'b/tool.py': null, 'c/tool.py': null });
     expect(await outcome(dir)).toEqual(['a/tool.py', 'b/tool.py', 'c/tool.py']);
