@@ -49,17 +49,30 @@ describe('Drainer', () => {
 });
 
 describe('twylt-mcp --http on SIGTERM', () => {
-  it('stops as soon as its last call is answered, long before its grace is over', async () => {
-    const release = join(dir, 'release');
-    const pidFile = join(dir, 'long.pid');
+  /** A bridge with a 60 s grace and one call running until `release()`; `terminate()` sends SIGTERM and waits for the drain to start. */
+  async function bridgeWithLongCall(name: string) {
+    const releaseFile = join(dir, `${name}.release`);
+    const pidFile = join(dir, `${name}.pid`);
     const bridge = await startHttpBridge(['--grace-ms', '60000', '--', ...SLEEPER]);
     const client = await bridge.connect();
-    const long = client.callTool({ name: 'sleeper', arguments: { action: 'wait', pid_file: pidFile, release_file: release, note: 'long' } });
+    const long = client.callTool({ name: 'sleeper', arguments: { action: 'wait', pid_file: pidFile, release_file: releaseFile, note: 'long' } });
     await sleeperPid(pidFile);
-    bridge.child.kill('SIGTERM');
-    await waitFor(() => bridge.events().some((event) => event.event === 'draining'), 'the bridge to start draining');
+    return {
+      bridge,
+      long,
+      release: () => writeFileSync(releaseFile, ''),
+      terminate: async () => {
+        bridge.child.kill('SIGTERM');
+        await waitFor(() => bridge.events().some((event) => event.event === 'draining'), 'the bridge to start draining');
+      },
+    };
+  }
+
+  it('stops as soon as its last call is answered, long before its grace is over', async () => {
+    const { bridge, long, release, terminate } = await bridgeWithLongCall('long');
+    await terminate();
     const released = Date.now();
-    writeFileSync(release, '');
+    release();
     expect((await long).structuredContent).toMatchObject({ note: 'long' });
     expect(await bridge.exited).toEqual({ code: 143, signal: null });
     expect(Date.now() - released).toBeLessThan(15_000);
@@ -67,12 +80,7 @@ describe('twylt-mcp --http on SIGTERM', () => {
   }, 90_000);
 
   it('a connection it accepted before SIGTERM has its request answered, even one that comes after the last call ended', async () => {
-    const release = join(dir, 'release-late');
-    const pidFile = join(dir, 'late.pid');
-    const bridge = await startHttpBridge(['--grace-ms', '60000', '--', ...SLEEPER]);
-    const client = await bridge.connect();
-    const long = client.callTool({ name: 'sleeper', arguments: { action: 'wait', pid_file: pidFile, release_file: release, note: 'long' } });
-    await sleeperPid(pidFile);
+    const { bridge, long, release, terminate } = await bridgeWithLongCall('late');
     const { port } = new URL(bridge.url);
     const late = connect({ host: '127.0.0.1', port: Number(port) });
     let answer = '';
@@ -84,9 +92,8 @@ describe('twylt-mcp --http on SIGTERM', () => {
     late.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`);
     // Accepted by the bridge itself, not only queued by the kernel: one of its descriptors is that connection.
     await waitFor(() => acceptedBy(bridge.pid, Number(port), late.localPort!), 'the bridge to accept the connection');
-    bridge.child.kill('SIGTERM');
-    await waitFor(() => bridge.events().some((event) => event.event === 'draining'), 'the bridge to start draining');
-    writeFileSync(release, '');
+    await terminate();
+    release();
     expect((await long).structuredContent).toMatchObject({ note: 'long' });
     // The last call has ended: a drain that waited for it alone would close this connection now.
     const headers = Object.entries({ ...MCP_HEADERS, 'content-length': String(Buffer.byteLength(body)), connection: 'close' }).map(([name, value]) => `${name}: ${value}\r\n`).join('');

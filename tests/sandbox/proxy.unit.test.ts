@@ -11,7 +11,7 @@
 import { createHook } from 'node:async_hooks';
 import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { isInternalAddress, refusalLine, startProxy, type ProxyOptions, type ProxyRefusal, type ResolvedAddress } from '../../packages/twylt/src/toolset/sandbox/proxy.js';
+import { refusalLine, startProxy, type ProxyOptions, type ProxyRefusal, type ResolvedAddress } from '../../packages/twylt/src/toolset/sandbox/proxy.js';
 
 /** What each connection to the upstream received, in order. */
 /** Resolves once `check()` holds; fails naming `what` after 10 s: a verdict that waits for an event, not for a guessed time. */
@@ -320,21 +320,6 @@ describe("the operator's log: what counts as the same refusal", () => {
       await proxy.close();
     }
   });
-});
-
-// The `::ffff:HHHH:HHHH` form is read as the IPv4 address in its last 32 bits, and only that
-// form: the same two groups elsewhere in an address are IPv6.
-describe('isInternalAddress: an IPv4-mapped address written in hex', () => {
-  const rows: [string, boolean][] = [
-    ['::ffff:7f00:1', true],
-    ['::ffff:a00:1', true],
-    // 8.8.8.8: each group read, not taken as zero.
-    ['::ffff:808:808', false],
-    // The mapped prefix not at the start, or more groups after it: not an IPv4-mapped address.
-    ['2001:db8::ffff:7f00:1', false],
-    ['::ffff:7f00:1:2', false],
-  ];
-  for (const [address, expected] of rows) it(`${address}: ${expected ? 'internal' : 'public'}`, () => expect(isInternalAddress(address)).toBe(expected));
 });
 
 describe("the proxy's close()", () => {

@@ -243,8 +243,9 @@ describe("which entries get a sandbox (sandboxForEntries, entrySandbox, openSand
   });
 });
 
-describe('isInternalAddress: an IPv4 address embedded at the end of an IPv6 one', () => {
-  // Only the IPv4-mapped, -compatible and NAT64 prefixes carry an IPv4 address to check as such.
+describe('isInternalAddress: an IPv4 address carried in an IPv6 one', () => {
+  // Only the IPv4-mapped, -compatible and NAT64 prefixes carry an IPv4 address to check as such,
+  // dotted at the end or (mapped) in hex as the last two groups.
   const rows: [string, boolean][] = [
     ['::127.0.0.1', true],
     ['1::127.0.0.1', false],
@@ -253,6 +254,13 @@ describe('isInternalAddress: an IPv4 address embedded at the end of an IPv6 one'
     ['::ffff:127.100.100.100', true],
     ['64:ff9b::192.168.100.200', true],
     ['::ffff:100.64.10.10', true],
+    // The `::ffff:HHHH:HHHH` form: the IPv4 address in its last 32 bits, each group read (808:808 is 8.8.8.8, not zero).
+    ['::ffff:7f00:1', true],
+    ['::ffff:a00:1', true],
+    ['::ffff:808:808', false],
+    // The mapped prefix not at the start, or more groups after it: not an IPv4-mapped address.
+    ['2001:db8::ffff:7f00:1', false],
+    ['::ffff:7f00:1:2', false],
   ];
   for (const [address, expected] of rows) it(`${address}: ${expected ? 'internal' : 'public'}`, () => expect(isInternalAddress(address)).toBe(expected));
 });
